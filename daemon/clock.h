@@ -1,0 +1,11 @@
+/* clock: the daemon's notion of time, in milliseconds, replaceable by tests. */
+#pragma once
+#include <stdint.h>
+
+/* Monotonic milliseconds; drives intervals, back-off and retention. */
+int64_t clock_mono_ms(void);
+/* Wall-clock milliseconds since the epoch; what timestamps in xenstore show. */
+int64_t clock_wall_ms(void);
+/* Tests only: freeze both clocks at MONO/WALL (ms); clock_advance moves both. */
+void clock_set_fake(int64_t mono, int64_t wall);
+void clock_advance(int64_t ms);

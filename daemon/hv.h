@@ -1,0 +1,67 @@
+/*
+ * hv: the narrow hypervisor/toolstack interface the daemon uses.  The real
+ * one is on libxenctrl and libxenlight (hv_xen.c); unit tests supply an
+ * in-process one.  Every call returns 0 or a negative errno.
+ */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HV_UUID_LEN 16
+#define HV_UUID_STR_LEN 37	/* 36 characters and the NUL */
+
+enum hv_shutdown {
+	HV_SHUTDOWN_POWEROFF = 0,
+	HV_SHUTDOWN_REBOOT = 1,
+	HV_SHUTDOWN_SUSPEND = 2,
+	HV_SHUTDOWN_CRASH = 3,
+	HV_SHUTDOWN_WATCHDOG = 4,
+	HV_SHUTDOWN_SOFT_RESET = 5,
+};
+
+struct hv_domain {
+	uint32_t domid;
+	uint8_t uuid[HV_UUID_LEN];
+	uint64_t tot_pages;
+	uint32_t cpupool;
+	bool dying;		/* dead, pages possibly still referenced */
+	bool shutdown;		/* the guest shut itself down */
+	unsigned shutdown_reason;	/* enum hv_shutdown, valid when shutdown */
+};
+
+struct hv;
+
+struct hv_ops {
+	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
+	int (*destroy)(struct hv *hv, uint32_t domid);
+	int (*self_domid)(struct hv *hv, uint32_t *domid);
+	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
+	void (*free)(struct hv *hv);
+};
+
+struct hv {
+	const struct hv_ops *ops;
+};
+
+/* Every domain the hypervisor knows: malloc'd array, sorted by domid. */
+int hv_list(struct hv *hv, struct hv_domain **domains, size_t *n);
+/* Find DOMID in a list from hv_list; NULL if absent. */
+const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint32_t domid);
+/* Full toolstack teardown of DOMID; blocks for as long as it takes.
+ * Safe to call from a worker thread while the main thread calls hv_list. */
+int hv_destroy(struct hv *hv, uint32_t domid);
+/* The domid the daemon itself runs in. */
+int hv_self_domid(struct hv *hv, uint32_t *domid);
+/* Name of cpupool POOLID, malloc'd. */
+int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
+/* Close; accepts NULL. */
+void hv_free(struct hv *hv);
+
+/* Format UUID as the canonical 36-character lower-case text. */
+void hv_uuid_format(const uint8_t uuid[HV_UUID_LEN], char out[HV_UUID_STR_LEN]);
+/* Parse canonical UUID text (either case); -EINVAL if malformed. */
+int hv_uuid_parse(const char *text, uint8_t uuid[HV_UUID_LEN]);
+
+/* The real hypervisor on libxenctrl + libxenlight (hv_xen.c). */
+int hv_xen_new(struct hv **out);

@@ -1,0 +1,379 @@
+/*
+ * job: the per-domain record and the rules for moving it between states.
+ * Publishing writes the job's nodes; deciding when to move (the guard,
+ * sampling, zombies, retention) belongs to reaper.c, and running the
+ * teardown to worker.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "job.h"
+#include "layout.h"
+
+static const char *const job_state_names[] = {
+	[JOB_QUEUED] = "queued", [JOB_DESTROYING] = "destroying",
+	[JOB_ZOMBIE] = "zombie", [JOB_SCRUBBING] = "scrubbing",
+	[JOB_DONE] = "done", [JOB_FAILED] = "failed",
+};
+
+static const char *const job_reason_names[] = {
+	[JOB_REASON_REQUEST] = "request", [JOB_REASON_POWEROFF] = "poweroff",
+	[JOB_REASON_CRASH] = "crash",
+};
+
+static const char *const job_policy_names[] = {
+	[JOB_POLICY_DEFERRED] = "deferred", [JOB_POLICY_SYNC] = "sync",
+};
+
+#define N_ELEMS(a) (sizeof(a) / sizeof(*(a)))
+
+static int name_lookup(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -EINVAL;
+}
+
+const char *job_state_name(enum job_state state)
+{
+	return job_state_names[state];
+}
+
+int job_state_parse(const char *name, enum job_state *state)
+{
+	int i = name_lookup(job_state_names, N_ELEMS(job_state_names), name);
+
+	if (i < 0)
+		return i;
+	*state = i;
+	return 0;
+}
+
+const char *job_reason_name(enum job_reason reason)
+{
+	return job_reason_names[reason];
+}
+
+int job_reason_parse(const char *name, enum job_reason *reason)
+{
+	int i = name_lookup(job_reason_names, N_ELEMS(job_reason_names), name);
+
+	if (i < 0)
+		return i;
+	*reason = i;
+	return 0;
+}
+
+const char *job_policy_name(enum job_policy policy)
+{
+	return job_policy_names[policy];
+}
+
+int job_policy_parse(const char *name, enum job_policy *policy)
+{
+	int i = name_lookup(job_policy_names, N_ELEMS(job_policy_names), name);
+
+	if (i < 0)
+		return i;
+	*policy = i;
+	return 0;
+}
+
+bool job_state_is_final(enum job_state state)
+{
+	return state == JOB_DONE || state == JOB_FAILED;
+}
+
+int job_new(uint32_t domid, const uint8_t uuid[HV_UUID_LEN], const char *name,
+	    const char *pool, struct job **out)
+{
+	struct job *job;
+
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	job->domid = domid;
+	memcpy(job->uuid, uuid, HV_UUID_LEN);
+	hv_uuid_format(uuid, job->uuid_text);
+	job->name = strdup(name ? name : "");
+	job->pool = strdup(pool ? pool : "");
+	if (!job->name || !job->pool) {
+		job_free(job);
+		return -ENOMEM;
+	}
+	job->state = JOB_QUEUED;
+	job->requested_wall = clock_wall_ms();
+	*out = job;
+	return 0;
+}
+
+void job_free(struct job *job)
+{
+	if (!job)
+		return;
+	free(job->name);
+	free(job->pool);
+	free(job->error);
+	free(job);
+}
+
+static bool job_transition_allowed(enum job_state from, enum job_state to)
+{
+	switch (from) {
+	case JOB_QUEUED:
+		return to == JOB_DESTROYING || to == JOB_DONE || to == JOB_FAILED;
+	case JOB_DESTROYING:
+		return to == JOB_DONE || to == JOB_ZOMBIE || to == JOB_SCRUBBING ||
+		       to == JOB_FAILED || to == JOB_QUEUED;
+	case JOB_ZOMBIE:
+		return to == JOB_DONE || to == JOB_SCRUBBING || to == JOB_FAILED ||
+		       to == JOB_QUEUED;
+	case JOB_SCRUBBING:
+		return to == JOB_DONE || to == JOB_FAILED;
+	case JOB_DONE:
+	case JOB_FAILED:
+		return false;
+	}
+	return false;
+}
+
+int job_set_state(struct job *job, enum job_state to)
+{
+	if (!job_transition_allowed(job->state, to))
+		return -EINVAL;
+	if (to == JOB_DESTROYING && !job->started_wall) {
+		job->started_wall = clock_wall_ms();
+		job->started_mono = clock_mono_ms();
+	}
+	if (job_state_is_final(to)) {
+		job->finished_wall = clock_wall_ms();
+		job->finished_mono = clock_mono_ms();
+	}
+	if (to == JOB_DONE)
+		job->pages_left = 0;
+	job->state = to;
+	return 0;
+}
+
+int job_fail(struct job *job, const char *fmt, ...)
+{
+	char *sentence;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&sentence, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	rc = job_set_state(job, JOB_FAILED);
+	if (rc) {
+		free(sentence);
+		return rc;
+	}
+	free(job->error);
+	job->error = sentence;
+	return 0;
+}
+
+bool job_set_pages_left(struct job *job, uint64_t pages)
+{
+	if (pages >= job->pages_left)
+		return false;
+	job->pages_left = pages;
+	return true;
+}
+
+unsigned job_progress(const struct job *job)
+{
+	if (job->pages_total == 0 || job->state == JOB_DONE)
+		return job->state == JOB_QUEUED ? 0 : 100;
+	if (job->pages_left >= job->pages_total)
+		return 0;
+	return (unsigned)((job->pages_total - job->pages_left) * 100 / job->pages_total);
+}
+
+static int job_write_time(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
+			  int64_t wall_ms)
+{
+	char path[LAYOUT_PATH_LEN], text[32];
+
+	layout_job_path(path, domid, leaf);
+	if (!wall_ms)
+		return store_rm(s, tx, path);
+	layout_format_time(text, wall_ms);
+	return store_write(s, tx, path, text);
+}
+
+int job_publish_state(const struct job *job, struct store *s, store_tx tx)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	layout_job_path(path, job->domid, "state");
+	rc = store_write(s, tx, path, job_state_name(job->state));
+	if (rc)
+		return rc;
+	layout_job_path(path, job->domid, "error");
+	rc = job->error ? store_write(s, tx, path, job->error) : store_rm(s, tx, path);
+	if (rc)
+		return rc;
+	rc = job_write_time(s, tx, job->domid, "started", job->started_wall);
+	if (rc)
+		return rc;
+	rc = job_write_time(s, tx, job->domid, "finished", job->finished_wall);
+	if (rc)
+		return rc;
+	return job_publish_progress(job, s, tx);
+}
+
+int job_publish_progress(const struct job *job, struct store *s, store_tx tx)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	layout_job_path(path, job->domid, "pages-left");
+	rc = store_writef(s, tx, path, "%" PRIu64, job->pages_left);
+	if (rc)
+		return rc;
+	layout_job_path(path, job->domid, "progress");
+	rc = store_writef(s, tx, path, "%u", job_progress(job));
+	if (rc)
+		return rc;
+	layout_job_path(path, job->domid, "scrub-pages");
+	return store_writef(s, tx, path, "%" PRIu64, job->scrub_pages);
+}
+
+int job_publish(const struct job *job, struct store *s, store_tx tx)
+{
+	const struct { const char *leaf, *value; } fixed[] = {
+		{ "uuid", job->uuid_text },
+		{ "name", job->name },
+		{ "pool", job->pool },
+		{ "reason", job_reason_name(job->reason) },
+		{ "policy", job_policy_name(job->policy) },
+	};
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	for (size_t i = 0; i < N_ELEMS(fixed); i++) {
+		layout_job_path(path, job->domid, fixed[i].leaf);
+		rc = store_write(s, tx, path, fixed[i].value);
+		if (rc)
+			return rc;
+	}
+	layout_job_path(path, job->domid, "pages-total");
+	rc = store_writef(s, tx, path, "%" PRIu64, job->pages_total);
+	if (rc)
+		return rc;
+	rc = job_write_time(s, tx, job->domid, "requested", job->requested_wall);
+	if (rc)
+		return rc;
+	return job_publish_state(job, s, tx);
+}
+
+/* Read optional leaf into a malloc'd string; missing gives "". */
+static int job_read_text(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
+			 char **value)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	layout_job_path(path, domid, leaf);
+	rc = store_read(s, tx, path, value);
+	if (rc == -ENOENT) {
+		*value = strdup("");
+		rc = *value ? 0 : -ENOMEM;
+	}
+	return rc;
+}
+
+static int job_read_time(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
+			 int64_t *wall_ms)
+{
+	char *text;
+	int rc;
+
+	rc = job_read_text(s, tx, domid, leaf, &text);
+	if (rc)
+		return rc;
+	*wall_ms = 0;
+	if (text[0])
+		rc = layout_parse_time(text, wall_ms);
+	free(text);
+	return rc;
+}
+
+static int job_read_pages(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
+			  uint64_t *pages)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	layout_job_path(path, domid, leaf);
+	rc = store_read_u64(s, tx, path, pages);
+	if (rc == -ENOENT) {
+		*pages = 0;
+		rc = 0;
+	}
+	return rc;
+}
+
+int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
+{
+	char *uuid_text = NULL, *name = NULL, *pool = NULL, *state = NULL;
+	char *reason = NULL, *policy = NULL, *error = NULL;
+	uint8_t uuid[HV_UUID_LEN];
+	struct job *job = NULL;
+	int rc;
+
+	rc = job_read_text(s, tx, domid, "uuid", &uuid_text);
+	if (!rc) rc = job_read_text(s, tx, domid, "name", &name);
+	if (!rc) rc = job_read_text(s, tx, domid, "pool", &pool);
+	if (!rc) rc = job_read_text(s, tx, domid, "state", &state);
+	if (!rc) rc = job_read_text(s, tx, domid, "reason", &reason);
+	if (!rc) rc = job_read_text(s, tx, domid, "policy", &policy);
+	if (!rc) rc = job_read_text(s, tx, domid, "error", &error);
+	if (rc)
+		goto out;
+	rc = hv_uuid_parse(uuid_text, uuid);
+	if (rc)
+		goto out;
+	rc = job_new(domid, uuid, name, pool, &job);
+	if (rc)
+		goto out;
+	rc = job_state_parse(state, &job->state);
+	if (!rc && reason[0])
+		rc = job_reason_parse(reason, &job->reason);
+	if (!rc && policy[0])
+		rc = job_policy_parse(policy, &job->policy);
+	if (!rc) rc = job_read_pages(s, tx, domid, "pages-total", &job->pages_total);
+	if (!rc) rc = job_read_pages(s, tx, domid, "pages-left", &job->pages_left);
+	if (!rc) rc = job_read_time(s, tx, domid, "requested", &job->requested_wall);
+	if (!rc) rc = job_read_time(s, tx, domid, "started", &job->started_wall);
+	if (!rc) rc = job_read_time(s, tx, domid, "finished", &job->finished_wall);
+	if (rc)
+		goto out;
+	if (error[0]) {
+		job->error = error;
+		error = NULL;
+	}
+	*out = job;
+	job = NULL;
+out:
+	job_free(job);
+	free(uuid_text);
+	free(name);
+	free(pool);
+	free(state);
+	free(reason);
+	free(policy);
+	free(error);
+	return rc;
+}

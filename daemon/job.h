@@ -1,0 +1,89 @@
+/*
+ * job: one domain's teardown, its state machine and its xenstore nodes.
+ *
+ *   queued -> destroying -> done
+ *                        -> zombie -> done
+ *                        -> scrubbing -> done      (sync scrub policy)
+ *   any active state -> failed;  destroying/zombie -> queued (resume)
+ */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv.h"
+#include "store.h"
+
+enum job_state {
+	JOB_QUEUED,
+	JOB_DESTROYING,
+	JOB_ZOMBIE,
+	JOB_SCRUBBING,
+	JOB_DONE,
+	JOB_FAILED,
+};
+
+enum job_reason {
+	JOB_REASON_REQUEST,
+	JOB_REASON_POWEROFF,
+	JOB_REASON_CRASH,
+};
+
+enum job_policy {
+	JOB_POLICY_DEFERRED,
+	JOB_POLICY_SYNC,
+};
+
+struct job {
+	struct job *next;
+	uint32_t domid;
+	uint8_t uuid[HV_UUID_LEN];
+	char uuid_text[HV_UUID_STR_LEN];
+	char *name;
+	char *pool;
+	char *error;
+	enum job_state state;
+	enum job_reason reason;
+	enum job_policy policy;
+	bool in_worker;		/* a destroy for it is running or queued in the pool */
+	uint64_t pages_total;
+	uint64_t pages_left;
+	uint64_t scrub_pages;	/* released pages still awaiting scrub */
+	int64_t requested_wall, started_wall, finished_wall;	/* ms, 0 = not yet */
+	int64_t started_mono, finished_mono;
+	int64_t retry_mono;	/* zombie: next destroy attempt */
+	unsigned retries;
+};
+
+/* A new queued job for DOMID/UUID; NAME and POOL may be NULL. */
+int job_new(uint32_t domid, const uint8_t uuid[HV_UUID_LEN], const char *name,
+	    const char *pool, struct job **out);
+/* Accepts NULL. */
+void job_free(struct job *job);
+
+const char *job_state_name(enum job_state state);
+int job_state_parse(const char *name, enum job_state *state);
+const char *job_reason_name(enum job_reason reason);
+int job_reason_parse(const char *name, enum job_reason *reason);
+const char *job_policy_name(enum job_policy policy);
+int job_policy_parse(const char *name, enum job_policy *policy);
+/* done or failed: nothing more will happen to it. */
+bool job_state_is_final(enum job_state state);
+/* Move to TO; -EINVAL (and no change) if the machine above forbids it.
+ * Stamps started/finished times. */
+int job_set_state(struct job *job, enum job_state to);
+/* Record a failure: state failed, with a human sentence. */
+int job_fail(struct job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Lower pages-left to PAGES; never raises it (progress is monotonic).
+ * Returns true if it changed. */
+bool job_set_pages_left(struct job *job, uint64_t pages);
+/* Percent of pages released, 0..100. */
+unsigned job_progress(const struct job *job);
+
+/* Write every node of JOB. */
+int job_publish(const struct job *job, struct store *s, store_tx tx);
+/* Write just state, error and times (cheap, on transitions). */
+int job_publish_state(const struct job *job, struct store *s, store_tx tx);
+/* Write just pages-left and progress (cheap, on samples). */
+int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
+/* Rebuild a job from its nodes after a restart; -EINVAL if unreadable. */
+int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out);

@@ -1,0 +1,18 @@
+/* log: leveled messages on stderr, each prefixed with its syslog priority. */
+#pragma once
+#include <syslog.h>
+
+/* Show messages of priority PRIO and more urgent (LOG_INFO by default). */
+void log_set_level(int prio);
+/* Current threshold. */
+int log_get_level(void);
+/* Parse "err", "warning", "notice", "info" or "debug"; -EINVAL otherwise. */
+int log_level_parse(const char *name, int *prio);
+/* Write one line; thread-safe (one write(2) per line). */
+void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_err(...)     log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...)  log_msg(LOG_NOTICE, __VA_ARGS__)
+#define log_info(...)    log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)   log_msg(LOG_DEBUG, __VA_ARGS__)

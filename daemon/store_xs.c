@@ -1,0 +1,166 @@
+/*
+ * store_xs: the store interface on libxenstore.  One xs_handle, opened once;
+ * watch events are read with xs_check_watch so the main loop never blocks on
+ * xenstore.  It does not retry transactions (callers decide) and does not
+ * interpret paths.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xenstore.h>
+
+#include "store.h"
+
+struct store_xs {
+	struct store base;
+	struct xs_handle *xsh;
+};
+
+static struct xs_handle *xsh_of(struct store *s)
+{
+	return ((struct store_xs *)s)->xsh;
+}
+
+static int errno_or(int fallback)
+{
+	return errno ? -errno : -fallback;
+}
+
+static int xs_store_read(struct store *s, store_tx tx, const char *path, char **value)
+{
+	unsigned len;
+	char *raw;
+
+	raw = xs_read(xsh_of(s), tx, path, &len);
+	if (!raw)
+		return errno_or(EIO);
+	*value = raw;	/* libxenstore NUL-terminates the value */
+	return 0;
+}
+
+static int xs_store_write(struct store *s, store_tx tx, const char *path, const char *value)
+{
+	return xs_write(xsh_of(s), tx, path, value, strlen(value)) ? 0 : errno_or(EIO);
+}
+
+static int xs_store_rm(struct store *s, store_tx tx, const char *path)
+{
+	return xs_rm(xsh_of(s), tx, path) ? 0 : errno_or(EIO);
+}
+
+static int xs_store_list(struct store *s, store_tx tx, const char *path, char ***names, unsigned *n)
+{
+	char **raw, **copy;
+	unsigned count;
+
+	raw = xs_directory(xsh_of(s), tx, path, &count);
+	if (!raw)
+		return errno_or(EIO);
+	copy = calloc(count + 1, sizeof(*copy));
+	if (!copy) {
+		free(raw);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		copy[i] = strdup(raw[i]);
+		if (!copy[i]) {
+			store_names_free(copy, i);
+			free(raw);
+			return -ENOMEM;
+		}
+	}
+	free(raw);
+	*names = copy;
+	*n = count;
+	return 0;
+}
+
+static int xs_store_make_private(struct store *s, store_tx tx, const char *path)
+{
+	struct xs_permissions perm = { .id = 0, .perms = XS_PERM_NONE };
+
+	return xs_set_permissions(xsh_of(s), tx, path, &perm, 1) ? 0 : errno_or(EIO);
+}
+
+static int xs_store_tx_start(struct store *s, store_tx *tx)
+{
+	xs_transaction_t t = xs_transaction_start(xsh_of(s));
+
+	if (t == XBT_NULL)
+		return errno_or(EIO);
+	*tx = t;
+	return 0;
+}
+
+static int xs_store_tx_end(struct store *s, store_tx tx, bool abort)
+{
+	return xs_transaction_end(xsh_of(s), tx, abort) ? 0 : errno_or(EIO);
+}
+
+static int xs_store_watch(struct store *s, const char *path, const char *token)
+{
+	return xs_watch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
+}
+
+static int xs_store_next_event(struct store *s, char **path, char **token)
+{
+	char **ev;
+
+	errno = 0;
+	ev = xs_check_watch(xsh_of(s));
+	if (!ev)
+		return errno_or(EAGAIN);
+	*path = strdup(ev[XS_WATCH_PATH]);
+	*token = strdup(ev[XS_WATCH_TOKEN]);
+	free(ev);
+	if (!*path || !*token) {
+		free(*path);
+		free(*token);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int xs_store_fd(struct store *s)
+{
+	return xs_fileno(xsh_of(s));
+}
+
+static void xs_store_free(struct store *s)
+{
+	xs_close(xsh_of(s));
+	free(s);
+}
+
+static const struct store_ops store_xs_ops = {
+	.read = xs_store_read,
+	.write = xs_store_write,
+	.rm = xs_store_rm,
+	.list = xs_store_list,
+	.make_private = xs_store_make_private,
+	.tx_start = xs_store_tx_start,
+	.tx_end = xs_store_tx_end,
+	.watch = xs_store_watch,
+	.next_event = xs_store_next_event,
+	.fd = xs_store_fd,
+	.free = xs_store_free,
+};
+
+int store_xs_new(struct store **out)
+{
+	struct store_xs *sx;
+
+	sx = calloc(1, sizeof(*sx));
+	if (!sx)
+		return -ENOMEM;
+	sx->xsh = xs_open(0);
+	if (!sx->xsh) {
+		int rc = errno_or(ECONNREFUSED);
+
+		free(sx);
+		return rc;
+	}
+	sx->base.ops = &store_xs_ops;
+	*out = &sx->base;
+	return 0;
+}

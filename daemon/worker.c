@@ -1,0 +1,208 @@
+/*
+ * worker: the only threads in the daemon.  Each takes a domid from the
+ * queue, calls hv_destroy (one long, preemptible hypercall behind libxl)
+ * and posts the result to a done-queue, waking the main loop through an
+ * eventfd.  Workers touch nothing else: all xenstore writes and state
+ * changes happen on the main thread.  The pool size bounds parallel
+ * teardowns; it does not schedule or prioritise them (reaper.c does).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+struct worker_item {
+	struct worker_item *next;
+	uint32_t domid;
+	int result;
+};
+
+struct worker_pool {
+	struct hv *hv;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct worker_item *todo, **todo_tail;
+	struct worker_item *done, **done_tail;
+	unsigned busy;
+	bool stopping;
+	int event_fd;
+	unsigned n_threads;
+	pthread_t *threads;
+};
+
+static void worker_item_append(struct worker_item ***tail, struct worker_item *item)
+{
+	item->next = NULL;
+	**tail = item;
+	*tail = &item->next;
+}
+
+static struct worker_item *worker_item_pop(struct worker_item **head, struct worker_item ***tail)
+{
+	struct worker_item *item = *head;
+
+	if (item) {
+		*head = item->next;
+		if (!*head)
+			*tail = head;
+	}
+	return item;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker_pool *pool = arg;
+	struct worker_item *item;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		while (!pool->stopping && !pool->todo)
+			pthread_cond_wait(&pool->wake, &pool->lock);
+		if (pool->stopping)
+			break;
+		item = worker_item_pop(&pool->todo, &pool->todo_tail);
+		pool->busy++;
+		pthread_mutex_unlock(&pool->lock);
+
+		item->result = hv_destroy(pool->hv, item->domid);
+
+		pthread_mutex_lock(&pool->lock);
+		pool->busy--;
+		worker_item_append(&pool->done_tail, item);
+		if (write(pool->event_fd, &one, sizeof(one)) < 0) {
+			/* eventfd counter cannot overflow at our rates */
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
+{
+	struct worker_pool *pool;
+	sigset_t all, old;
+	int rc;
+
+	if (threads == 0)
+		return -EINVAL;
+	pool = calloc(1, sizeof(*pool));
+	if (!pool)
+		return -ENOMEM;
+	pool->hv = hv;
+	pool->todo_tail = &pool->todo;
+	pool->done_tail = &pool->done;
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->wake, NULL);
+	pool->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pool->threads = calloc(threads, sizeof(*pool->threads));
+	if (pool->event_fd < 0 || !pool->threads) {
+		rc = pool->event_fd < 0 ? -errno : -ENOMEM;
+		worker_pool_free(pool);
+		return rc;
+	}
+	/* Workers take no signals but SIGCHLD, which libxl needs for its
+	 * destroy child; the main thread's signalfd handles the rest. */
+	sigfillset(&all);
+	sigdelset(&all, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (unsigned i = 0; i < threads; i++) {
+		rc = -pthread_create(&pool->threads[i], NULL, worker_main, pool);
+		if (rc) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			worker_pool_free(pool);
+			return rc;
+		}
+		pool->n_threads++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*out = pool;
+	return 0;
+}
+
+int worker_pool_submit(struct worker_pool *pool, uint32_t domid)
+{
+	struct worker_item *item;
+
+	item = calloc(1, sizeof(*item));
+	if (!item)
+		return -ENOMEM;
+	item->domid = domid;
+	pthread_mutex_lock(&pool->lock);
+	worker_item_append(&pool->todo_tail, item);
+	pthread_cond_signal(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+	return 0;
+}
+
+int worker_pool_fd(const struct worker_pool *pool)
+{
+	return pool->event_fd;
+}
+
+int worker_pool_next_done(struct worker_pool *pool, uint32_t *domid, int *result)
+{
+	struct worker_item *item;
+	uint64_t count;
+
+	pthread_mutex_lock(&pool->lock);
+	item = worker_item_pop(&pool->done, &pool->done_tail);
+	if (!pool->done && read(pool->event_fd, &count, sizeof(count)) < 0) {
+		/* already drained: EAGAIN */
+	}
+	pthread_mutex_unlock(&pool->lock);
+	if (!item)
+		return -EAGAIN;
+	*domid = item->domid;
+	*result = item->result;
+	free(item);
+	return 0;
+}
+
+int worker_pool_idle(struct worker_pool *pool)
+{
+	int idle;
+
+	pthread_mutex_lock(&pool->lock);
+	idle = !pool->busy && !pool->todo && !pool->done;
+	pthread_mutex_unlock(&pool->lock);
+	return idle;
+}
+
+void worker_pool_free(struct worker_pool *pool)
+{
+	struct worker_item *item;
+	bool busy;
+
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->lock);
+	pool->stopping = true;
+	busy = pool->busy > 0;
+	pthread_cond_broadcast(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+	if (busy) {
+		/* A thread is inside a teardown: it owns pool memory until it
+		 * returns, so leave both to the process exit. */
+		for (unsigned i = 0; i < pool->n_threads; i++)
+			pthread_detach(pool->threads[i]);
+		return;
+	}
+	for (unsigned i = 0; i < pool->n_threads; i++)
+		pthread_join(pool->threads[i], NULL);
+	while ((item = worker_item_pop(&pool->todo, &pool->todo_tail)))
+		free(item);
+	while ((item = worker_item_pop(&pool->done, &pool->done_tail)))
+		free(item);
+	if (pool->event_fd >= 0)
+		close(pool->event_fd);
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->wake);
+	free(pool->threads);
+	free(pool);
+}

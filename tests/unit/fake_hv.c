@@ -1,0 +1,248 @@
+/*
+ * fake_hv: a domain table behind a mutex (workers call destroy on their own
+ * threads) with switches for the cases the daemon must survive: zombies,
+ * failing destroys, and a destroy held mid-flight.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_hv.h"
+
+#define FAKE_MAX 64
+
+struct fake_domain {
+	struct hv_domain d;
+	unsigned zombie_rounds;
+	uint64_t zombie_pages;
+	bool failing;
+	unsigned destroy_calls;
+};
+
+struct fake_hv {
+	struct hv base;
+	pthread_mutex_t lock;
+	pthread_cond_t released;
+	bool hold;
+	uint32_t self;
+	struct fake_domain doms[FAKE_MAX];
+	unsigned n;
+	unsigned destroy_calls_gone[FAKE_MAX];	/* by slot of removed domid, simple */
+	uint32_t gone_domid[FAKE_MAX];
+	unsigned n_gone;
+};
+
+static struct fake_hv *fh_of(struct hv *hv)
+{
+	return (struct fake_hv *)hv;
+}
+
+static struct fake_domain *fh_find(struct fake_hv *fh, uint32_t domid)
+{
+	for (unsigned i = 0; i < fh->n; i++)
+		if (fh->doms[i].d.domid == domid)
+			return &fh->doms[i];
+	return NULL;
+}
+
+static void fh_remove_locked(struct fake_hv *fh, uint32_t domid)
+{
+	for (unsigned i = 0; i < fh->n; i++) {
+		if (fh->doms[i].d.domid != domid)
+			continue;
+		if (fh->n_gone < FAKE_MAX) {
+			fh->gone_domid[fh->n_gone] = domid;
+			fh->destroy_calls_gone[fh->n_gone++] = fh->doms[i].destroy_calls;
+		}
+		fh->doms[i] = fh->doms[--fh->n];
+		return;
+	}
+}
+
+static int fh_list(struct hv *hv, struct hv_domain **out, size_t *n)
+{
+	struct fake_hv *fh = fh_of(hv);
+	struct hv_domain *doms;
+
+	pthread_mutex_lock(&fh->lock);
+	doms = calloc(fh->n + 1, sizeof(*doms));
+	for (unsigned i = 0; i < fh->n; i++)
+		doms[i] = fh->doms[i].d;
+	*n = fh->n;
+	pthread_mutex_unlock(&fh->lock);
+	*out = doms;
+	return 0;
+}
+
+static int fh_destroy(struct hv *hv, uint32_t domid)
+{
+	struct fake_hv *fh = fh_of(hv);
+	struct fake_domain *fd;
+	int rc = 0;
+
+	pthread_mutex_lock(&fh->lock);
+	while (fh->hold)
+		pthread_cond_wait(&fh->released, &fh->lock);
+	fd = fh_find(fh, domid);
+	if (!fd) {
+		rc = -ESRCH;
+	} else if (fd->failing) {
+		fd->destroy_calls++;
+		rc = -EIO;
+	} else if (fd->zombie_rounds) {
+		fd->destroy_calls++;
+		fd->zombie_rounds--;
+		fd->d.dying = true;
+		fd->d.tot_pages = fd->zombie_pages;
+	} else {
+		fd->destroy_calls++;
+		fh_remove_locked(fh, domid);
+	}
+	pthread_mutex_unlock(&fh->lock);
+	return rc;
+}
+
+static int fh_self_domid(struct hv *hv, uint32_t *domid)
+{
+	*domid = fh_of(hv)->self;
+	return 0;
+}
+
+static int fh_pool_name(struct hv *hv, uint32_t poolid, char **name)
+{
+	if (asprintf(name, poolid == 0 ? "Pool-0" : "pool%u", poolid) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void fh_free(struct hv *hv)
+{
+	pthread_mutex_destroy(&fh_of(hv)->lock);
+	pthread_cond_destroy(&fh_of(hv)->released);
+	free(hv);
+}
+
+static const struct hv_ops fake_hv_ops = {
+	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
+	.pool_name = fh_pool_name, .free = fh_free,
+};
+
+struct hv *fake_hv_new(uint32_t self_domid)
+{
+	struct fake_hv *fh = calloc(1, sizeof(*fh));
+
+	fh->base.ops = &fake_hv_ops;
+	fh->self = self_domid;
+	pthread_mutex_init(&fh->lock, NULL);
+	pthread_cond_init(&fh->released, NULL);
+	return &fh->base;
+}
+
+static void fake_uuid(uint8_t seed, uint8_t uuid[HV_UUID_LEN])
+{
+	for (int i = 0; i < HV_UUID_LEN; i++)
+		uuid[i] = seed + i;
+}
+
+void fake_hv_uuid_text(uint8_t seed, char out[HV_UUID_STR_LEN])
+{
+	uint8_t uuid[HV_UUID_LEN];
+
+	fake_uuid(seed, uuid);
+	hv_uuid_format(uuid, out);
+}
+
+void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages, uint32_t pool)
+{
+	struct fake_hv *fh = fh_of(hv);
+	struct fake_domain *fd;
+
+	pthread_mutex_lock(&fh->lock);
+	fd = &fh->doms[fh->n++];
+	memset(fd, 0, sizeof(*fd));
+	fd->d.domid = domid;
+	fake_uuid(seed, fd->d.uuid);
+	fd->d.tot_pages = tot_pages;
+	fd->d.cpupool = pool;
+	pthread_mutex_unlock(&fh->lock);
+}
+
+#define WITH_DOMAIN(hv, domid, body) do {				\
+	struct fake_hv *fh_ = fh_of(hv);				\
+	struct fake_domain *fd;						\
+	pthread_mutex_lock(&fh_->lock);					\
+	fd = fh_find(fh_, domid);					\
+	if (fd) { body; }						\
+	pthread_mutex_unlock(&fh_->lock);				\
+} while (0)
+
+void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_t pages)
+{
+	WITH_DOMAIN(hv, domid, fd->zombie_rounds = rounds; fd->zombie_pages = pages);
+}
+
+void fake_hv_make_failing(struct hv *hv, uint32_t domid)
+{
+	WITH_DOMAIN(hv, domid, fd->failing = true);
+}
+
+void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages)
+{
+	WITH_DOMAIN(hv, domid, fd->d.tot_pages = pages);
+}
+
+void fake_hv_shutdown(struct hv *hv, uint32_t domid, unsigned reason)
+{
+	WITH_DOMAIN(hv, domid, fd->d.shutdown = true; fd->d.shutdown_reason = reason);
+}
+
+void fake_hv_remove(struct hv *hv, uint32_t domid)
+{
+	struct fake_hv *fh = fh_of(hv);
+
+	pthread_mutex_lock(&fh->lock);
+	fh_remove_locked(fh, domid);
+	pthread_mutex_unlock(&fh->lock);
+}
+
+void fake_hv_hold(struct hv *hv)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->hold = true;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+void fake_hv_release(struct hv *hv)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->hold = false;
+	pthread_cond_broadcast(&fh_of(hv)->released);
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+unsigned fake_hv_destroy_calls(struct hv *hv, uint32_t domid)
+{
+	struct fake_hv *fh = fh_of(hv);
+	unsigned calls = 0;
+
+	pthread_mutex_lock(&fh->lock);
+	for (unsigned i = 0; i < fh->n_gone; i++)
+		if (fh->gone_domid[i] == domid)
+			calls += fh->destroy_calls_gone[i];
+	for (unsigned i = 0; i < fh->n; i++)
+		if (fh->doms[i].d.domid == domid)
+			calls += fh->doms[i].destroy_calls;
+	pthread_mutex_unlock(&fh->lock);
+	return calls;
+}
+
+int fake_hv_exists(struct hv *hv, uint32_t domid)
+{
+	int found = 0;
+
+	WITH_DOMAIN(hv, domid, found = 1);
+	return found;
+}
