@@ -1,0 +1,85 @@
+# lib.sh: what scenarios in tests/xen/ share.  Runs inside dom0, sourced by
+# each scenario.  Assertions print "XQTAP ok/not ok DESCRIPTION"; xenbench
+# on the host numbers them and turns them into TAP.
+XB_TOOL=$XB_BUILD/tests/xen/xbtool
+XB_DAEMON=$XB_BUILD/daemon/xenreaperd
+XB_ROOT=/tool/xenreaper
+XB_FAILED=0
+
+xb_ok()      { echo "XQTAP ok $*"; }
+xb_not_ok()  { echo "XQTAP not ok $*"; XB_FAILED=$((XB_FAILED + 1)); }
+xb_note()    { echo "XQTAP # $*"; }
+# xb_check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
+xb_check()   { d=$1; shift; if "$@"; then xb_ok "$d"; else xb_not_ok "$d"; fi; }
+# xb_is GOT WANT DESCRIPTION
+xb_is() {
+	if [ "$1" = "$2" ]; then xb_ok "$3"; else xb_not_ok "$3"; xb_note "  got '$1', want '$2'"; fi
+}
+# Exit status for the end of a scenario: non-zero if any assertion failed.
+xb_done()    { exit $((XB_FAILED > 0)); }
+
+xb_ms()         { $XB_TOOL ms; }
+xb_free_pages() { $XB_TOOL free-pages; }
+
+# xb_guest NAME MIB [CONFIG-LINE...]: create a paused PV guest; prints its domid.
+# Paused is enough: `xl create -p` allocates and populates all its memory.
+xb_guest() {
+	name=$1 mib=$2; shift 2
+	{
+		echo "name = \"$name\""
+		echo "type = \"pv\""
+		echo "kernel = \"$XB_KERNEL\""
+		echo "memory = $mib"
+		echo "maxmem = $mib"
+		echo "vcpus = 1"
+		for line in "$@"; do echo "$line"; done
+	} > /tmp/$name.cfg
+	xl create -p /tmp/$name.cfg >/tmp/$name.create.log 2>&1 || {
+		cat /tmp/$name.create.log >&2; return 1; }
+	xl domid "$name"
+}
+
+# xb_wait_memory BASELINE_PAGES DESCRIPTION: free memory back to its
+# baseline (within 1 MiB: xenstored and the console may hold a page or two).
+xb_wait_memory() {
+	if waited=$($XB_TOOL wait-free $(($1 - 256)) 60000); then
+		xb_ok "$2 (back after ${waited} ms)"
+	else
+		xb_not_ok "$2"; xb_note "  free $(xb_free_pages) pages, baseline $1"
+	fi
+}
+
+xb_read()    { xenstore-read "$@" 2>/dev/null; }
+xb_state()   { xb_read $XB_ROOT/job/$1/state; }
+# xb_request DOMID [UUID]: ask xenreaperd for a teardown, as a client would.
+xb_request() { xenstore-write $XB_ROOT/request/$1 "${2:-$($XB_TOOL uuid $1)}"; }
+# xb_wait_state DOMID STATE SECONDS: poll the job until it reaches STATE.
+xb_wait_state() {
+	i=0
+	while [ $i -lt $(($3 * 10)) ]; do
+		[ "$(xb_state $1)" = "$2" ] && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+
+# xb_daemon_start [ARGS]: start xenreaperd in the background; log in /tmp.
+xb_daemon_start() {
+	$XB_DAEMON "$@" >>/tmp/xenreaperd.log 2>&1 &
+	XB_DAEMON_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		[ "$(xb_read $XB_ROOT/daemon/state)" = running ] &&
+			[ "$(xb_read $XB_ROOT/daemon/pid)" = $XB_DAEMON_PID ] && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	echo "xenreaperd did not start:" >&2; tail -20 /tmp/xenreaperd.log >&2
+	return 1
+}
+xb_daemon_stop() {
+	[ -n "${XB_DAEMON_PID:-}" ] || return 0
+	kill -TERM $XB_DAEMON_PID 2>/dev/null; wait $XB_DAEMON_PID 2>/dev/null
+	XB_DAEMON_PID=
+}
+# On failure, the daemon's log is what explains it.
+xb_daemon_log() { sed 's/^/  daemon: /' /tmp/xenreaperd.log | tail -n "${1:-20}"; }

@@ -1,0 +1,134 @@
+/*
+ * xbtool: what the real-Xen scenarios need to ask the hypervisor quickly and
+ * precisely (xl pays libxl's start-up, ~1 s under emulation, on every call).
+ * Test tooling only; it never changes a domain.
+ *
+ *   xbtool free-pages              free pages in the heap
+ *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
+ *   xbtool uuid DOMID              the hypervisor's UUID for DOMID
+ *   xbtool info DOMID              "pages=N dying=0|1 shutdown=0|1 reason=N"
+ *   xbtool wait-free PAGES MS      wait until free-pages >= PAGES; print ms waited
+ *   xbtool wait-gone DOMID MS      wait until DOMID is gone; print ms waited
+ *   xbtool ms                      wall-clock milliseconds
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xenctrl.h>
+
+static int64_t now_ms(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int free_pages(xc_interface *xch, uint64_t *pages)
+{
+	xc_physinfo_t info = { 0 };
+
+	if (xc_physinfo(xch, &info))
+		return -errno;
+	*pages = info.free_pages;
+	return 0;
+}
+
+/* 0 and INFO filled if DOMID exists, -ESRCH if not. */
+static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
+{
+	int got = xc_domain_getinfolist(xch, domid, 1, info);
+
+	if (got < 0)
+		return -errno;
+	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
+		"wait-free PAGES MS | wait-gone D MS | ms\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	xc_interface *xch;
+	xc_domaininfo_t info;
+	uint64_t pages;
+	int64_t start, limit;
+	int rc = 0;
+
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "ms")) {
+		printf("%" PRId64 "\n", now_ms(CLOCK_REALTIME));
+		return 0;
+	}
+	xch = xc_interface_open(NULL, NULL, 0);
+	if (!xch) {
+		perror("xbtool: xc_interface_open");
+		return 2;
+	}
+	if (!strcmp(argv[1], "free-pages") && argc == 2) {
+		rc = free_pages(xch, &pages);
+		if (!rc)
+			printf("%" PRIu64 "\n", pages);
+	} else if (!strcmp(argv[1], "pages") && argc == 3) {
+		rc = domain_info(xch, atoi(argv[2]), &info);
+		if (!rc)
+			printf("%" PRIu64 "\n", (uint64_t)info.tot_pages);
+	} else if (!strcmp(argv[1], "uuid") && argc == 3) {
+		rc = domain_info(xch, atoi(argv[2]), &info);
+		if (!rc) {
+			const uint8_t *u = info.handle;
+
+			printf("%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+			       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+			       u[10], u[11], u[12], u[13], u[14], u[15]);
+		}
+	} else if (!strcmp(argv[1], "info") && argc == 3) {
+		rc = domain_info(xch, atoi(argv[2]), &info);
+		if (!rc)
+			printf("pages=%" PRIu64 " dying=%d shutdown=%d reason=%u pool=%u\n",
+			       (uint64_t)info.tot_pages, !!(info.flags & XEN_DOMINF_dying),
+			       !!(info.flags & XEN_DOMINF_shutdown),
+			       (info.flags >> XEN_DOMINF_shutdownshift) & XEN_DOMINF_shutdownmask,
+			       info.cpupool);
+	} else if (!strcmp(argv[1], "wait-free") && argc == 4) {
+		start = now_ms(CLOCK_MONOTONIC);
+		limit = atoll(argv[3]);
+		while (!(rc = free_pages(xch, &pages)) && pages < strtoull(argv[2], NULL, 10)) {
+			if (now_ms(CLOCK_MONOTONIC) - start > limit) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			usleep(20000);
+		}
+		printf("%" PRId64 "\n", now_ms(CLOCK_MONOTONIC) - start);
+	} else if (!strcmp(argv[1], "wait-gone") && argc == 4) {
+		start = now_ms(CLOCK_MONOTONIC);
+		limit = atoll(argv[3]);
+		while (!(rc = domain_info(xch, atoi(argv[2]), &info))) {
+			if (now_ms(CLOCK_MONOTONIC) - start > limit) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			usleep(20000);
+		}
+		if (rc == -ESRCH)
+			rc = 0;
+		printf("%" PRId64 "\n", now_ms(CLOCK_MONOTONIC) - start);
+	} else {
+		xc_interface_close(xch);
+		return usage();
+	}
+	xc_interface_close(xch);
+	if (rc && rc != -ESRCH && rc != -ETIMEDOUT)
+		fprintf(stderr, "xbtool: %s\n", strerror(-rc));
+	return rc ? 1 : 0;
+}
