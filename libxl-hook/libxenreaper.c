@@ -1,0 +1,948 @@
+/*
+ * libxenreaper: the client side of the xenstore protocol xenreaperd serves
+ * (layout.h): resolve a domain to its domid and UUID, write a teardown
+ * request, read jobs back and follow one with a watch until it ends.
+ * xenstore is read through libxenstore; the UUID, which only the hypervisor
+ * knows for sure, comes from one xc_domain_getinfolist call on a libxenctrl
+ * handle opened on first use.  It deliberately does not use libxl (whose
+ * start-up is what the daemon exists to avoid paying), never destroys
+ * anything itself, and never removes nodes: the daemon owns the jobs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <xenctrl.h>
+#include <xenstore.h>
+
+#include "layout.h"
+#include "xenreaper.h"
+
+#define XR_TX_RETRIES 16
+#define XR_TICK_MS 1000		/* the callback's heartbeat while waiting */
+#define XR_DOMAIN_DIR "/local/domain"
+
+struct xenreaper {
+	struct xs_handle *xsh;
+	xc_interface *xch;		/* opened by xr_xc() on first use */
+	xentoollog_logger logger;	/* libxenctrl's messages end up in xc_msg */
+	char xc_msg[256];
+	unsigned wait_seq;		/* makes each wait's watch token unique */
+	char errmsg[512];
+};
+
+/* What one transaction saw of a domid: its pending request and its job. */
+struct xr_snap {
+	bool has_request, has_job;
+	char request_uuid[XENREAPER_UUID_LEN];
+	struct xenreaper_status job;
+};
+
+static const char *const xr_state_names[] = {
+	[XENREAPER_STATE_REQUESTED] = "requested",
+	[XENREAPER_STATE_QUEUED] = "queued",
+	[XENREAPER_STATE_DESTROYING] = "destroying",
+	[XENREAPER_STATE_ZOMBIE] = "zombie",
+	[XENREAPER_STATE_SCRUBBING] = "scrubbing",
+	[XENREAPER_STATE_DONE] = "done",
+	[XENREAPER_STATE_FAILED] = "failed",
+	[XENREAPER_STATE_UNKNOWN] = "unknown",
+};
+
+static void xr_clear(struct xenreaper *h)
+{
+	h->errmsg[0] = '\0';
+}
+
+static int xr_fail(struct xenreaper *h, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int xr_fail(struct xenreaper *h, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->errmsg, sizeof(h->errmsg), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The current errno as a negative value, FALLBACK if errno is not set. */
+static int xr_errno(int fallback)
+{
+	return errno > 0 ? -errno : -fallback;
+}
+
+static int64_t xr_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void xr_copy(char *buf, size_t len, const char *text)
+{
+	snprintf(buf, len, "%s", text);
+}
+
+/* Canonical lower-case UUID text from TEXT (either case); -EINVAL if it is
+ * not one. */
+static int xr_uuid_normalise(const char *text, char out[XENREAPER_UUID_LEN])
+{
+	if (!text || strlen(text) != XENREAPER_UUID_LEN - 1)
+		return -EINVAL;
+	for (unsigned i = 0; i < XENREAPER_UUID_LEN - 1; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (text[i] != '-')
+				return -EINVAL;
+		} else if (!isxdigit((unsigned char)text[i])) {
+			return -EINVAL;
+		}
+		out[i] = tolower((unsigned char)text[i]);
+	}
+	out[XENREAPER_UUID_LEN - 1] = '\0';
+	return 0;
+}
+
+static bool xr_all_digits(const char *text)
+{
+	if (!*text)
+		return false;
+	for (; *text; text++)
+		if (!isdigit((unsigned char)*text))
+			return false;
+	return true;
+}
+
+/* A domid written as decimal digits (leading zeros allowed, as xl does). */
+static int xr_parse_domid(const char *text, uint32_t *domid)
+{
+	unsigned long value = 0;
+
+	if (!xr_all_digits(text))
+		return -EINVAL;
+	for (; *text; text++) {
+		value = value * 10 + (*text - '0');
+		if (value > LAYOUT_DOMID_MAX)
+			return -EINVAL;
+	}
+	*domid = value;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- xenstore */
+
+/* PATH's value, malloc'd and NUL-terminated; -ENOENT if there is no node. */
+static int xr_read(struct xenreaper *h, xs_transaction_t t, const char *path, char **out)
+{
+	unsigned len;
+	char *value;
+
+	errno = 0;
+	value = xs_read(h->xsh, t, path, &len);
+	if (!value)
+		return xr_errno(EIO);
+	*out = value;
+	return 0;
+}
+
+/* PATH's value into BUF (truncated); "" and -ENOENT if there is no node. */
+static int xr_read_text(struct xenreaper *h, xs_transaction_t t, const char *path,
+			char *buf, size_t len)
+{
+	char *value;
+	int rc;
+
+	buf[0] = '\0';
+	rc = xr_read(h, t, path, &value);
+	if (rc)
+		return rc;
+	xr_copy(buf, len, value);
+	free(value);
+	return 0;
+}
+
+/* Names under PATH; an absent directory is an empty one. */
+static int xr_directory(struct xenreaper *h, xs_transaction_t t, const char *path,
+			char ***names, unsigned *n)
+{
+	errno = 0;
+	*names = xs_directory(h->xsh, t, path, n);
+	if (*names)
+		return 0;
+	*n = 0;
+	return errno == ENOENT ? 0 : xr_errno(EIO);
+}
+
+static int xr_tx_start(struct xenreaper *h, xs_transaction_t *t)
+{
+	errno = 0;
+	*t = xs_transaction_start(h->xsh);
+	if (*t == XBT_NULL)
+		return xr_fail(h, xr_errno(EIO), "cannot start a xenstore transaction: %s",
+			       strerror(errno ? errno : EIO));
+	return 0;
+}
+
+/* Job leaf LEAF of DOMID into BUF; "" if missing. */
+static int xr_job_text(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+		       const char *leaf, char *buf, size_t len)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	layout_job_path(path, domid, leaf);
+	rc = xr_read_text(h, t, path, buf, len);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+/* A number leaf; missing or malformed reads as 0 (a status is still useful). */
+static int xr_job_u64(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+		      const char *leaf, uint64_t *value)
+{
+	char text[32], *end;
+	int rc;
+
+	*value = 0;
+	rc = xr_job_text(h, t, domid, leaf, text, sizeof(text));
+	if (rc || !text[0] || !isdigit((unsigned char)text[0]))
+		return rc;
+	errno = 0;
+	*value = strtoull(text, &end, 10);
+	if (errno || *end)
+		*value = 0;
+	return 0;
+}
+
+static int xr_job_time(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+		       const char *leaf, int64_t *wall_ms)
+{
+	char text[32];
+	int rc;
+
+	*wall_ms = 0;
+	rc = xr_job_text(h, t, domid, leaf, text, sizeof(text));
+	if (rc || !text[0])
+		return rc;
+	if (layout_parse_time(text, wall_ms))
+		*wall_ms = 0;
+	return 0;
+}
+
+static enum xenreaper_state xr_state_parse(const char *name)
+{
+	for (unsigned i = XENREAPER_STATE_QUEUED; i < XENREAPER_STATE_UNKNOWN; i++)
+		if (!strcmp(xr_state_names[i], name))
+			return i;
+	return XENREAPER_STATE_UNKNOWN;
+}
+
+/* Job DOMID as published under LAYOUT_JOB_DIR; -ENOENT if there is none. */
+static int xr_read_job(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+		       struct xenreaper_status *st)
+{
+	char path[LAYOUT_PATH_LEN];
+	uint64_t progress;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->domid = domid;
+	layout_job_path(path, domid, "state");
+	rc = xr_read_text(h, t, path, st->state_name, sizeof(st->state_name));
+	if (rc)
+		return rc;
+	st->state = xr_state_parse(st->state_name);
+	rc = xr_job_text(h, t, domid, "uuid", st->uuid, sizeof(st->uuid));
+	if (!rc) rc = xr_job_text(h, t, domid, "name", st->name, sizeof(st->name));
+	if (!rc) rc = xr_job_text(h, t, domid, "pool", st->pool, sizeof(st->pool));
+	if (!rc) rc = xr_job_text(h, t, domid, "reason", st->reason, sizeof(st->reason));
+	if (!rc) rc = xr_job_text(h, t, domid, "policy", st->policy, sizeof(st->policy));
+	if (!rc) rc = xr_job_text(h, t, domid, "error", st->error, sizeof(st->error));
+	if (!rc) rc = xr_job_u64(h, t, domid, "pages-total", &st->pages_total);
+	if (!rc) rc = xr_job_u64(h, t, domid, "pages-left", &st->pages_left);
+	if (!rc) rc = xr_job_u64(h, t, domid, "scrub-pages", &st->scrub_pages);
+	if (!rc) rc = xr_job_u64(h, t, domid, "progress", &progress);
+	if (!rc) rc = xr_job_time(h, t, domid, "requested", &st->requested_ms);
+	if (!rc) rc = xr_job_time(h, t, domid, "started", &st->started_ms);
+	if (!rc) rc = xr_job_time(h, t, domid, "finished", &st->finished_ms);
+	if (rc)
+		return rc;
+	st->progress = progress > 100 ? 100 : progress;
+	return 0;
+}
+
+/* A pending request, as a status: the guest name comes from its domain. */
+static int xr_request_status(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+			     const char *uuid, struct xenreaper_status *st)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->domid = domid;
+	st->state = XENREAPER_STATE_REQUESTED;
+	xr_copy(st->state_name, sizeof(st->state_name), xr_state_names[st->state]);
+	xr_copy(st->uuid, sizeof(st->uuid), uuid);
+	xr_copy(st->reason, sizeof(st->reason), "request");
+	snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
+	rc = xr_read_text(h, t, path, st->name, sizeof(st->name));
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static int xr_snap_read_tx(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+			   struct xr_snap *snap)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	memset(snap, 0, sizeof(*snap));
+	layout_request_path(path, domid);
+	rc = xr_read_text(h, t, path, snap->request_uuid, sizeof(snap->request_uuid));
+	if (rc && rc != -ENOENT)
+		return rc;
+	snap->has_request = !rc;
+	rc = xr_read_job(h, t, domid, &snap->job);
+	if (rc && rc != -ENOENT)
+		return rc;
+	snap->has_job = !rc;
+	return 0;
+}
+
+/* DOMID's request and job, read in one transaction so that the daemon's
+ * taking of a request (which removes it and creates the job atomically)
+ * is never seen half done. */
+static int xr_snap_read(struct xenreaper *h, uint32_t domid, struct xr_snap *snap)
+{
+	xs_transaction_t t;
+	int rc;
+
+	rc = xr_tx_start(h, &t);
+	if (rc)
+		return rc;
+	rc = xr_snap_read_tx(h, t, domid, snap);
+	xs_transaction_end(h->xsh, t, true);	/* read-only: abort */
+	if (rc)
+		return xr_fail(h, rc, "reading the teardown of domain %u from xenstore: %s",
+			       domid, strerror(-rc));
+	return 0;
+}
+
+/* Whether the request, not the job, is the current word on the domid:
+ * a job still under way for the same UUID makes the request a duplicate. */
+static bool xr_request_wins(const struct xr_snap *snap)
+{
+	if (!snap->has_request)
+		return false;
+	return !(snap->has_job && !xenreaper_state_is_final(snap->job.state) &&
+		 !strcasecmp(snap->job.uuid, snap->request_uuid));
+}
+
+/* 1 if xenreaperd runs, 0 if not, negative errno (no message) on failure. */
+static int xr_daemon_running(struct xenreaper *h)
+{
+	char path[LAYOUT_PATH_LEN], text[32], *end;
+	long pid;
+	int rc;
+
+	layout_daemon_path(path, "state");
+	rc = xr_read_text(h, XBT_NULL, path, text, sizeof(text));
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	if (strcmp(text, "running"))
+		return 0;
+	layout_daemon_path(path, "pid");
+	rc = xr_read_text(h, XBT_NULL, path, text, sizeof(text));
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	errno = 0;
+	pid = strtol(text, &end, 10);
+	if (errno || end == text || *end || pid <= 0)
+		return 0;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* ---------------------------------------------------------------- hypervisor */
+
+static void xr_log_vmessage(xentoollog_logger *logger, xentoollog_level level, int errnoval,
+			    const char *context, const char *format, va_list al)
+	__attribute__((format(printf, 5, 0)));
+static void xr_log_vmessage(xentoollog_logger *logger, xentoollog_level level, int errnoval,
+			    const char *context, const char *format, va_list al)
+{
+	struct xenreaper *h = (struct xenreaper *)((char *)logger - offsetof(struct xenreaper, logger));
+	size_t used;
+
+	if (level < XTL_ERROR)
+		return;
+	vsnprintf(h->xc_msg, sizeof(h->xc_msg), format, al);
+	used = strlen(h->xc_msg);
+	if (errnoval >= 0 && used < sizeof(h->xc_msg))
+		snprintf(h->xc_msg + used, sizeof(h->xc_msg) - used, ": %s", strerror(errnoval));
+}
+
+static void xr_log_progress(xentoollog_logger *logger, const char *context,
+			    const char *doing_what, int percent, unsigned long done,
+			    unsigned long total)
+{
+}
+
+static void xr_log_destroy(xentoollog_logger *logger)
+{
+}
+
+/* The libxenctrl handle, opened on first use. */
+static int xr_xc(struct xenreaper *h)
+{
+	int rc;
+
+	if (h->xch)
+		return 0;
+	h->xc_msg[0] = '\0';
+	errno = 0;
+	h->xch = xc_interface_open(&h->logger, &h->logger, 0);
+	if (h->xch)
+		return 0;
+	rc = xr_errno(EACCES);
+	return xr_fail(h, rc, "cannot open the hypervisor interface (%s): run this as root in dom0, under Xen",
+		       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
+}
+
+/* The UUID the hypervisor has for DOMID; -ESRCH if it has no such domain. */
+static int xr_domain_uuid(struct xenreaper *h, uint32_t domid, char uuid[XENREAPER_UUID_LEN])
+{
+	xc_domaininfo_t info;
+	const uint8_t *u;
+	int got, rc;
+
+	rc = xr_xc(h);
+	if (rc)
+		return rc;
+	h->xc_msg[0] = '\0';
+	errno = 0;
+	got = xc_domain_getinfolist(h->xch, domid, 1, &info);
+	if (got < 0) {
+		rc = xr_errno(EIO);
+		return xr_fail(h, rc, "cannot list domains: %s",
+			       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
+	}
+	if (got == 0 || info.domain != domid)
+		return xr_fail(h, -ESRCH, "no domain %u is running", domid);
+	u = info.handle;
+	snprintf(uuid, XENREAPER_UUID_LEN,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+		 u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	return 0;
+}
+
+/* The domid whose xenstore name is NAME. */
+static int xr_find_name(struct xenreaper *h, const char *name, uint32_t *domid)
+{
+	char path[LAYOUT_PATH_LEN + 64], **ids = NULL, *value;
+	uint32_t found = 0, id;
+	unsigned n = 0, matches = 0;
+	int rc;
+
+	*domid = UINT32_MAX;
+	rc = xr_directory(h, XBT_NULL, XR_DOMAIN_DIR, &ids, &n);
+	if (rc) {
+		rc = xr_fail(h, rc, "cannot list " XR_DOMAIN_DIR " in xenstore: %s", strerror(-rc));
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (xr_parse_domid(ids[i], &id))
+			continue;
+		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%s/name", ids[i]);
+		if (xr_read(h, XBT_NULL, path, &value))
+			continue;	/* no name, or the domain just went away */
+		if (!strcmp(value, name)) {
+			if (matches++)
+				rc = xr_fail(h, -ENOTUNIQ,
+					     "more than one domain is named '%s' (domains %u and %u); name it by domid",
+					     name, found, id);
+			found = id;
+		}
+		free(value);
+	}
+	if (rc)
+		goto out;
+	if (!matches) {
+		rc = xr_fail(h, -ESRCH,
+			     "no domain is named '%s' (a domain is named by its domid or by its name in `xl list`)",
+			     name);
+		goto out;
+	}
+	*domid = found;
+out:
+	free(ids);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- API */
+
+int xenreaper_open(struct xenreaper **out)
+{
+	struct xenreaper *h;
+	int rc;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->logger.vmessage = xr_log_vmessage;
+	h->logger.progress = xr_log_progress;
+	h->logger.destroy = xr_log_destroy;
+	errno = 0;
+	h->xsh = xs_open(0);
+	if (!h->xsh) {
+		rc = xr_errno(ECONNREFUSED);
+		free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+void xenreaper_close(struct xenreaper *h)
+{
+	if (!h)
+		return;
+	if (h->xch)
+		xc_interface_close(h->xch);
+	xs_close(h->xsh);
+	free(h);
+}
+
+const char *xenreaper_last_error(const struct xenreaper *h)
+{
+	return h ? h->errmsg : "";
+}
+
+const char *xenreaper_strerror(int err)
+{
+	switch (err) {
+	case 0:
+		return "success";
+	case -EIO:
+		return "the teardown failed";
+	case -ETIMEDOUT:
+		return "timed out waiting for the teardown";
+	case -ESRCH:
+		return "no such domain";
+	case -ENOTUNIQ:
+		return "more than one domain has that name";
+	case -EBUSY:
+		return "a teardown of an earlier domain with that domid is still under way";
+	case -EHOSTDOWN:
+		return "xenreaperd is not running";
+	default:
+		return strerror(err < 0 ? -err : err);
+	}
+}
+
+const char *xenreaper_state_name(enum xenreaper_state state)
+{
+	if ((unsigned)state > XENREAPER_STATE_UNKNOWN)
+		state = XENREAPER_STATE_UNKNOWN;
+	return xr_state_names[state];
+}
+
+int xenreaper_state_is_final(enum xenreaper_state state)
+{
+	return state == XENREAPER_STATE_DONE || state == XENREAPER_STATE_FAILED;
+}
+
+int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_out,
+		      char uuid[XENREAPER_UUID_LEN], char **name_out)
+{
+	char path[LAYOUT_PATH_LEN], *name = NULL, *value;
+	uint32_t domid;
+	int rc;
+
+	xr_clear(h);
+	if (!domain || !domain[0])
+		return xr_fail(h, -EINVAL, "no domain given (name one by domid or by name)");
+	if (xr_all_digits(domain)) {
+		if (xr_parse_domid(domain, &domid))
+			return xr_fail(h, -EINVAL, "'%s' is not a domid (domids go from 0 to %u)",
+				       domain, LAYOUT_DOMID_MAX);
+		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
+		rc = xr_read(h, XBT_NULL, path, &name);
+		if (rc == -ENOENT) {
+			name = NULL;
+		} else if (rc) {
+			rc = xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
+			goto out;
+		}
+		if (!uuid) {
+			/* No hypervisor asked: the domain's xenstore home must exist. */
+			snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u", domid);
+			rc = xr_read(h, XBT_NULL, path, &value);
+			if (rc == -ENOENT) {
+				rc = xr_fail(h, -ESRCH, "no domain %u is running", domid);
+				goto out;
+			}
+			if (rc) {
+				rc = xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
+				goto out;
+			}
+			free(value);
+		}
+	} else {
+		rc = xr_find_name(h, domain, &domid);
+		if (rc)
+			goto out;
+		name = strdup(domain);
+		if (!name) {
+			rc = xr_fail(h, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (uuid) {
+		rc = xr_domain_uuid(h, domid, uuid);
+		if (rc)
+			goto out;
+	}
+	if (domid_out)
+		*domid_out = domid;
+	if (name_out) {
+		*name_out = name;
+		name = NULL;
+	}
+	rc = 0;
+out:
+	free(name);
+	return rc;
+}
+
+int xenreaper_request(struct xenreaper *h, uint32_t domid, const char *uuid)
+{
+	char norm[XENREAPER_UUID_LEN], path[LAYOUT_PATH_LEN];
+	struct xr_snap snap;
+	xs_transaction_t t;
+	int rc;
+
+	xr_clear(h);
+	if (domid > LAYOUT_DOMID_MAX)
+		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
+			       domid, LAYOUT_DOMID_MAX);
+	if (xr_uuid_normalise(uuid, norm))
+		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
+			       uuid ? uuid : "(null)");
+	if (domid == 0)
+		return xr_fail(h, -EPERM, "domain 0 is the control domain and is never torn down");
+	layout_request_path(path, domid);
+	for (int attempt = 0; attempt < XR_TX_RETRIES; attempt++) {
+		rc = xr_tx_start(h, &t);
+		if (rc)
+			return rc;
+		rc = xr_snap_read_tx(h, t, domid, &snap);
+		if (rc) {
+			xs_transaction_end(h->xsh, t, true);
+			return xr_fail(h, rc, "reading the teardown of domain %u from xenstore: %s",
+				       domid, strerror(-rc));
+		}
+		if (snap.has_job && !xenreaper_state_is_final(snap.job.state)) {
+			xs_transaction_end(h->xsh, t, true);
+			if (!strcasecmp(snap.job.uuid, norm))
+				return 0;	/* already under way */
+			return xr_fail(h, -EBUSY,
+				       "domain %u: the teardown of an earlier domain with this domid (UUID %s) is still %s; ask again when it has finished",
+				       domid, snap.job.uuid, snap.job.state_name);
+		}
+		errno = 0;
+		if (!xs_write(h->xsh, t, path, norm, strlen(norm))) {
+			rc = xr_errno(EIO);
+			xs_transaction_end(h->xsh, t, true);
+			return xr_fail(h, rc, "cannot write %s: %s%s", path, strerror(-rc),
+				       rc == -EACCES ? " (run as root in dom0)" : "");
+		}
+		errno = 0;
+		if (xs_transaction_end(h->xsh, t, false))
+			return 0;
+		if (errno != EAGAIN) {
+			rc = xr_errno(EIO);
+			return xr_fail(h, rc, "cannot write %s: %s", path, strerror(-rc));
+		}
+	}
+	return xr_fail(h, -EAGAIN, "cannot write %s: xenstore kept reporting conflicts", path);
+}
+
+int xenreaper_job_status(struct xenreaper *h, uint32_t domid, struct xenreaper_status *st)
+{
+	struct xr_snap snap;
+	xs_transaction_t t;
+	int rc;
+
+	xr_clear(h);
+	if (domid > LAYOUT_DOMID_MAX)
+		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
+			       domid, LAYOUT_DOMID_MAX);
+	rc = xr_tx_start(h, &t);
+	if (rc)
+		return rc;
+	rc = xr_snap_read_tx(h, t, domid, &snap);
+	if (!rc && xr_request_wins(&snap))
+		rc = xr_request_status(h, t, domid, snap.request_uuid, st);
+	else if (!rc && snap.has_job)
+		*st = snap.job;
+	xs_transaction_end(h->xsh, t, true);
+	if (rc)
+		return xr_fail(h, rc, "reading the teardown of domain %u from xenstore: %s",
+			       domid, strerror(-rc));
+	if (!snap.has_request && !snap.has_job)
+		return xr_fail(h, -ENOENT,
+			       "no teardown of domain %u was requested (finished ones are forgotten after 10 minutes)",
+			       domid);
+	rc = xr_daemon_running(h);
+	st->daemon_running = rc > 0;
+	return 0;
+}
+
+static int xr_status_cmp(const void *a, const void *b)
+{
+	const struct xenreaper_status *x = a, *y = b;
+
+	return x->domid < y->domid ? -1 : x->domid > y->domid;
+}
+
+/* Every job and pending request, in one transaction. */
+static int xr_list_tx(struct xenreaper *h, xs_transaction_t t, struct xenreaper_status **out,
+		      size_t *n_out)
+{
+	char **jobs = NULL, **requests = NULL;
+	struct xenreaper_status *list = NULL;
+	unsigned n_jobs = 0, n_requests = 0;
+	struct xr_snap snap;
+	uint32_t domid;
+	size_t n = 0;
+	int rc;
+
+	rc = xr_directory(h, t, LAYOUT_JOB_DIR, &jobs, &n_jobs);
+	if (!rc)
+		rc = xr_directory(h, t, LAYOUT_REQUEST_DIR, &requests, &n_requests);
+	if (rc)
+		goto out;
+	list = calloc(n_jobs + n_requests + 1, sizeof(*list));
+	if (!list) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* A domid with both a job and a request appears once. */
+	for (unsigned i = 0; i < n_jobs + n_requests; i++) {
+		const char *id = i < n_jobs ? jobs[i] : requests[i - n_jobs];
+		bool seen = false;
+
+		if (layout_parse_domid(id, &domid))
+			continue;	/* not ours to interpret */
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = list[j].domid == domid;
+		if (seen)
+			continue;
+		rc = xr_snap_read_tx(h, t, domid, &snap);
+		if (rc)
+			goto out;
+		if (xr_request_wins(&snap)) {
+			rc = xr_request_status(h, t, domid, snap.request_uuid, &list[n]);
+			if (rc)
+				goto out;
+			n++;
+		} else if (snap.has_job) {
+			list[n++] = snap.job;
+		}
+	}
+	qsort(list, n, sizeof(*list), xr_status_cmp);
+	if (!n) {
+		free(list);
+		list = NULL;
+	}
+	*out = list;
+	list = NULL;
+	*n_out = n;
+out:
+	free(list);
+	free(jobs);
+	free(requests);
+	return rc;
+}
+
+int xenreaper_list(struct xenreaper *h, struct xenreaper_status **jobs, size_t *n)
+{
+	xs_transaction_t t;
+	int running, rc;
+
+	xr_clear(h);
+	*jobs = NULL;
+	*n = 0;
+	rc = xr_tx_start(h, &t);
+	if (rc)
+		return rc;
+	rc = xr_list_tx(h, t, jobs, n);
+	xs_transaction_end(h->xsh, t, true);
+	if (rc)
+		return xr_fail(h, rc, "reading the teardown jobs from xenstore: %s", strerror(-rc));
+	running = xr_daemon_running(h) > 0;
+	for (size_t i = 0; i < *n; i++)
+		(*jobs)[i].daemon_running = running;
+	return 0;
+}
+
+int xenreaper_daemon_running(struct xenreaper *h)
+{
+	int rc;
+
+	xr_clear(h);
+	rc = xr_daemon_running(h);
+	if (rc < 0)
+		return xr_fail(h, rc, "reading " LAYOUT_DAEMON_DIR " from xenstore: %s",
+			       strerror(-rc));
+	return rc;
+}
+
+/*
+ * Where the teardown of DOMID/UUID stands in SNAP: 1 while it goes on
+ * (ST filled), 0 done and -EIO failed (ST filled), -ENOENT if neither the
+ * request nor the job is ours any more.
+ */
+static int xr_follow(struct xenreaper *h, const struct xr_snap *snap, uint32_t domid,
+		     const char *uuid, struct xenreaper_status *st)
+{
+	bool request_ours = snap->has_request && !strcasecmp(snap->request_uuid, uuid);
+	bool job_ours = snap->has_job && !strcasecmp(snap->job.uuid, uuid);
+
+	int rc;
+
+	if (request_ours && !(job_ours && !xenreaper_state_is_final(snap->job.state))) {
+		rc = xr_request_status(h, XBT_NULL, domid, uuid, st);
+		if (rc)
+			return xr_fail(h, rc, "reading the name of domain %u: %s", domid,
+				       strerror(-rc));
+		return 1;
+	}
+	if (job_ours) {
+		*st = snap->job;
+		if (st->state == XENREAPER_STATE_DONE)
+			return 0;
+		if (st->state == XENREAPER_STATE_FAILED)
+			return xr_fail(h, -EIO, "domain %u: the teardown failed: %s", domid,
+				       st->error[0] ? st->error : "(xenreaperd gave no reason)");
+		return 1;
+	}
+	if (snap->has_request)
+		return xr_fail(h, -ENOENT,
+			       "domain %u: the request for UUID %s was replaced by one for UUID %s",
+			       domid, uuid, snap->request_uuid);
+	if (snap->has_job)
+		return xr_fail(h, -ENOENT,
+			       "domain %u: the job there is for UUID %s, not %s: the request was dropped (see xenreaperd's log) or its job has expired",
+			       domid, snap->job.uuid, uuid);
+	return xr_fail(h, -ENOENT,
+		       "domain %u: there is no teardown request or job for UUID %s (never requested, or finished more than 10 minutes ago)",
+		       domid, uuid);
+}
+
+/* Read and drop every pending watch event: the next snapshot sees it all. */
+static int xr_drain_events(struct xenreaper *h)
+{
+	char **event;
+
+	for (;;) {
+		errno = 0;
+		event = xs_check_watch(h->xsh);
+		if (!event)
+			return errno == EAGAIN || errno == 0 ? 0 : -errno;
+		free(event);
+	}
+}
+
+int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
+		   xenreaper_wait_cb cb, void *arg)
+{
+	char norm[XENREAPER_UUID_LEN], token[64], paths[3][LAYOUT_PATH_LEN];
+	struct xenreaper_status st;
+	struct pollfd pfd;
+	struct xr_snap snap;
+	int64_t deadline = -1, now;
+	unsigned watched = 0;
+	int verdict, slice, rc;
+
+	xr_clear(h);
+	if (domid > LAYOUT_DOMID_MAX)
+		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
+			       domid, LAYOUT_DOMID_MAX);
+	if (xr_uuid_normalise(uuid, norm))
+		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
+			       uuid ? uuid : "(null)");
+	layout_job_path(paths[0], domid, NULL);
+	layout_request_path(paths[1], domid);
+	xr_copy(paths[2], sizeof(paths[2]), LAYOUT_DAEMON_DIR);
+	snprintf(token, sizeof(token), "xenreaper-wait-%u-%u", domid, ++h->wait_seq);
+	for (; watched < 3; watched++) {
+		errno = 0;
+		if (!xs_watch(h->xsh, paths[watched], token)) {
+			rc = xr_errno(EIO);
+			rc = xr_fail(h, rc, "cannot watch %s: %s", paths[watched], strerror(-rc));
+			goto out;
+		}
+	}
+	pfd.fd = xs_fileno(h->xsh);
+	pfd.events = POLLIN;
+	if (pfd.fd < 0) {
+		rc = xr_fail(h, xr_errno(EIO), "cannot poll xenstore for watch events");
+		goto out;
+	}
+	if (timeout_ms >= 0)
+		deadline = xr_mono_ms() + timeout_ms;
+	for (;;) {
+		rc = xr_snap_read(h, domid, &snap);
+		if (rc)
+			goto out;
+		verdict = xr_follow(h, &snap, domid, norm, &st);
+		if (verdict < 0 && verdict != -EIO) {
+			rc = verdict;
+			goto out;
+		}
+		st.daemon_running = xr_daemon_running(h) > 0;
+		if (cb) {
+			rc = cb(&st, arg);
+			if (rc) {
+				xr_fail(h, rc, "domain %u: stopped waiting: %s", domid,
+					xenreaper_strerror(rc));
+				goto out;
+			}
+		}
+		if (verdict <= 0) {
+			rc = verdict;
+			goto out;
+		}
+		now = xr_mono_ms();
+		if (deadline >= 0 && now >= deadline) {
+			rc = xr_fail(h, -ETIMEDOUT, "domain %u: still %s after %d ms", domid,
+				     st.state_name, timeout_ms);
+			goto out;
+		}
+		slice = XR_TICK_MS;
+		if (deadline >= 0 && deadline - now < slice)
+			slice = deadline - now;
+		if (poll(&pfd, 1, slice) < 0 && errno != EINTR) {
+			rc = xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
+			goto out;
+		}
+		rc = xr_drain_events(h);
+		if (rc) {
+			rc = xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
+			goto out;
+		}
+	}
+out:
+	while (watched-- > 0)
+		xs_unwatch(h->xsh, paths[watched], token);
+	return rc;
+}

@@ -1,0 +1,286 @@
+/* Unit tests for the clients' pure logic: the xl front's argument
+ * classifier, progress formatting (rate, ETA, lines), the daemon-down
+ * bound, seconds parsing and JSON escaping.  No Xen needed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "progress.h"
+#include "tap.h"
+#include "xl-front-args.h"
+
+/* Split LINE at spaces and classify it; A->domain points into a static
+ * copy, valid until the next call. */
+static int parse(struct xl_front_args *a, const char *line)
+{
+	static char copy[256];
+	char *argv[32], *save = NULL;
+	int argc = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 31; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	return xl_front_parse(argc, argv, a);
+}
+
+static void test_front_parse(void)
+{
+	static const struct {
+		const char *line;
+		enum xl_front_mode mode;
+		int wait;
+		const char *domain;
+	} cases[] = {
+		{ "xl", XL_FRONT_PASS, 0, NULL },
+		{ "xl list", XL_FRONT_PASS, 0, NULL },
+		{ "xl destroy 5", XL_FRONT_PASS, 0, NULL },
+		{ "xl destroy -f 5", XL_FRONT_PASS, 0, NULL },
+		{ "xl destroy --wait 5", XL_FRONT_PASS, 0, NULL },
+		{ "xl create -a guest.cfg", XL_FRONT_PASS, 0, NULL },
+		{ "xl -N destroy --async 5", XL_FRONT_PASS, 0, NULL },
+		{ "xl --bogus destroy --async 5", XL_FRONT_PASS, 0, NULL },
+		{ "xl destroy -- --async", XL_FRONT_PASS, 0, NULL },
+		{ "xl destroy --async 5", XL_FRONT_ASYNC, 0, "5" },
+		{ "xl destroy -a guest", XL_FRONT_ASYNC, 0, "guest" },
+		{ "xl destroy --async --wait 5", XL_FRONT_ASYNC, 1, "5" },
+		{ "xl destroy 5 --async -w", XL_FRONT_ASYNC, 1, "5" },
+		{ "xl destroy -afw guest", XL_FRONT_ASYNC, 1, "guest" },
+		{ "xl -v destroy --async -f 7", XL_FRONT_ASYNC, 0, "7" },
+		{ "xl -vf -t destroy -a 7", XL_FRONT_ASYNC, 0, "7" },
+		{ "xl destroy --async -- -odd-name", XL_FRONT_ASYNC, 0, "-odd-name" },
+		{ "xl destroy --async --help", XL_FRONT_HELP, 0, NULL },
+		{ "xl destroy -ah", XL_FRONT_HELP, 0, NULL },
+		{ "xl destroy --async", XL_FRONT_USAGE, 0, NULL },
+		{ "xl destroy --async 5 6", XL_FRONT_USAGE, 0, NULL },
+		{ "xl destroy --async --force 5", XL_FRONT_USAGE, 0, NULL },
+		{ "xl destroy -ax 5", XL_FRONT_USAGE, 0, NULL },
+		{ "xl destroy --async=yes -a 5", XL_FRONT_USAGE, 0, NULL },
+	};
+	struct xl_front_args a;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		int rc = parse(&a, cases[i].line);
+
+		ok(a.mode == cases[i].mode && (rc == 0) == (cases[i].mode != XL_FRONT_USAGE) &&
+		   (cases[i].mode != XL_FRONT_ASYNC || (a.wait == cases[i].wait &&
+		    a.domain && !strcmp(a.domain, cases[i].domain))),
+		   "front: '%s' -> mode %d (got %d, wait %d, domain %s)", cases[i].line,
+		   cases[i].mode, a.mode, a.wait, a.domain ? a.domain : "-");
+	}
+	parse(&a, "xl destroy --async --force 5");
+	ok(strstr(a.error, "'--force'") && strstr(a.error, "--async"),
+	   "front: the usage error names the option and what is accepted: %s", a.error);
+	parse(&a, "xl destroy -ax 5");
+	ok(strstr(a.error, "'-x'"), "front: a bad short option is named: %s", a.error);
+	parse(&a, "xl destroy --async");
+	ok(strstr(a.error, "DOMAIN"), "front: a missing DOMAIN is said so: %s", a.error);
+	parse(&a, "xl -v destroy --async -f 7");
+	ok(a.verbose && a.force, "front: -v and -f are noted");
+}
+
+static void test_rate_eta(void)
+{
+	char buf[64];
+
+	progress_format_rate(buf, sizeof(buf), -1);
+	is_str(buf, "-- MiB/s", "rate unknown");
+	progress_format_rate(buf, sizeof(buf), 0);
+	is_str(buf, "0.0 MiB/s", "rate zero");
+	progress_format_rate(buf, sizeof(buf), 256 * 2.5);
+	is_str(buf, "2.5 MiB/s", "rate below 10 MiB/s has a decimal");
+	progress_format_rate(buf, sizeof(buf), 256 * 812);
+	is_str(buf, "812 MiB/s", "rate in MiB/s");
+	progress_format_rate(buf, sizeof(buf), 256 * 1024 * 1.5);
+	is_str(buf, "1.5 GiB/s", "rate in GiB/s");
+
+	progress_format_eta(buf, sizeof(buf), -1);
+	is_str(buf, "--", "ETA unknown");
+	progress_format_eta(buf, sizeof(buf), 0.2);
+	is_str(buf, "0s", "ETA under a second");
+	progress_format_eta(buf, sizeof(buf), 42.4);
+	is_str(buf, "42s", "ETA in seconds");
+	progress_format_eta(buf, sizeof(buf), 185);
+	is_str(buf, "3m05s", "ETA in minutes");
+	progress_format_eta(buf, sizeof(buf), 2 * 3600 + 7 * 60 + 30);
+	is_str(buf, "2h07m", "ETA in hours");
+	progress_format_eta(buf, sizeof(buf), 1e9);
+	is_str(buf, "--", "absurd ETA");
+
+	is_int(progress_mib(0), 0, "0 pages = 0 MiB");
+	is_int(progress_mib(256), 1, "256 pages = 1 MiB");
+	is_int(progress_mib(1048576), 4096, "4 GiB of pages");
+}
+
+static struct xenreaper_status status(enum xenreaper_state state, uint64_t total, uint64_t left)
+{
+	struct xenreaper_status st;
+
+	memset(&st, 0, sizeof(st));
+	st.domid = 5;
+	st.state = state;
+	snprintf(st.state_name, sizeof(st.state_name), "%s",
+		 state == XENREAPER_STATE_DESTROYING ? "destroying" :
+		 state == XENREAPER_STATE_SCRUBBING ? "scrubbing" :
+		 state == XENREAPER_STATE_DONE ? "done" :
+		 state == XENREAPER_STATE_FAILED ? "failed" :
+		 state == XENREAPER_STATE_REQUESTED ? "requested" : "queued");
+	st.pages_total = total;
+	st.pages_left = left;
+	st.progress = total ? (total - left) * 100 / total : 0;
+	st.daemon_running = 1;
+	return st;
+}
+
+static void test_lines(void)
+{
+	struct xenreaper_status st;
+	struct progress p;
+	char line[256];
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	/* Plain: the brief's format, at most once a second, only on change. */
+	progress_init(&p, out, false, 5, "guest");
+	st = status(XENREAPER_STATE_DESTROYING, 1048576, 1048576 - 440402);
+	progress_format_line(&p, &st, 0, line, sizeof(line));
+	is_str(line, "domain 5: destroying 42% (2376 MiB left)", "plain destroying line");
+	is_int(progress_update(&p, &st, 1000), 0, "update");
+	st.pages_left -= 2560;
+	st.progress = 42;
+	progress_update(&p, &st, 1500);	/* too soon: not printed */
+	progress_update(&p, &st, 2100);	/* printed */
+	progress_update(&p, &st, 3200);	/* unchanged: not printed */
+	fflush(out);
+	is_str(text, "domain 5: destroying 42% (2376 MiB left)\n"
+		     "domain 5: destroying 42% (2366 MiB left)\n", "plain lines are rate-limited");
+	ok(progress_rate(&p) > 0, "a rate once samples span time");
+	is_int((long long)progress_rate(&p), (long long)(2560 * 1000.0 / 2200), "rate over the window");
+
+	st = status(XENREAPER_STATE_SCRUBBING, 1048576, 0);
+	st.scrub_pages = 256 * 100;
+	progress_format_line(&p, &st, 0, line, sizeof(line));
+	is_str(line, "domain 5: scrubbing (100 MiB left to scrub)", "plain scrubbing line");
+	st = status(XENREAPER_STATE_REQUESTED, 0, 0);
+	st.daemon_running = 0;
+	progress_update(&p, &st, 5000);
+	progress_format_line(&p, &st, 5000, line, sizeof(line));
+	is_str(line, "domain 5: requested (waiting for xenreaperd to take it); xenreaperd is not running",
+	       "plain line says the daemon is down");
+
+	/* TTY: a bar with rate and ETA. */
+	progress_init(&p, out, true, 5, NULL);
+	p.columns = 200;
+	st = status(XENREAPER_STATE_DESTROYING, 1048576, 524288);
+	progress_update(&p, &st, 0);
+	st.pages_left -= 256 * 100;
+	st.progress = 52;
+	progress_update(&p, &st, 1000);
+	progress_format_line(&p, &st, 1000, line, sizeof(line));
+	is_str(line, "domain 5: destroying [=======>        ]  52%  2148/4096 MiB  100 MiB/s  ETA 19s",
+	       "tty bar: released/total, rate, ETA");
+	st = status(XENREAPER_STATE_SCRUBBING, 1048576, 0);
+	st.scrub_pages = 256 * 400;
+	progress_update(&p, &st, 2000);
+	st.scrub_pages = 256 * 300;
+	progress_update(&p, &st, 3000);
+	progress_format_line(&p, &st, 3000, line, sizeof(line));
+	is_str(line, "domain 5: scrubbing  [===>            ]  25%  300 MiB to scrub  100 MiB/s  ETA 3s",
+	       "tty scrubbing phase has its own rate");
+	p.columns = 40;
+	progress_format_line(&p, &st, 3000, line, sizeof(line));
+	is_int(strlen(line), 39, "tty lines are cut to the terminal width");
+
+	fclose(out);
+	free(text);
+}
+
+static void test_daemon_limit(void)
+{
+	struct xenreaper_status st = status(XENREAPER_STATE_REQUESTED, 0, 0);
+	volatile sig_atomic_t stop = 0;
+	struct progress p;
+	FILE *out = fopen("/dev/null", "w");
+	int64_t ms;
+
+	progress_init(&p, out, true, 5, "guest");
+	p.daemon_limit_ms = 10000;
+	p.interrupted = &stop;
+	st.daemon_running = 0;
+	is_int(progress_update(&p, &st, 100), 0, "daemon down: keep waiting at first");
+	is_int(progress_update(&p, &st, 9000), 0, "daemon down: still within the bound");
+	st.daemon_running = 1;
+	is_int(progress_update(&p, &st, 12000), 0, "daemon back: the count restarts");
+	st.daemon_running = 0;
+	is_int(progress_update(&p, &st, 13000), 0, "daemon down again");
+	is_int(progress_update(&p, &st, 23000), -EHOSTDOWN, "daemon down for the bound: give up");
+	p.quiet = true;		/* the final sentences would only clutter the log */
+	is_int(progress_finish(&p, -EHOSTDOWN, ""), PROGRESS_EXIT_DAEMON, "which exits 3");
+	stop = 1;
+	is_int(progress_update(&p, &st, 23100), -EINTR, "interrupted");
+	is_int(progress_finish(&p, -EINTR, ""), PROGRESS_EXIT_INTERRUPTED, "which exits 130");
+	is_int(progress_finish(&p, 0, ""), PROGRESS_EXIT_OK, "done exits 0");
+	is_int(progress_finish(&p, -EIO, ""), PROGRESS_EXIT_FAILED, "failed exits 1");
+	is_int(progress_finish(&p, -ETIMEDOUT, ""), PROGRESS_EXIT_DAEMON, "timeout exits 3");
+	is_int(progress_finish(&p, -ENOENT, "no job"), PROGRESS_EXIT_FAILED, "other errors exit 1");
+
+	is_int(progress_daemon_limit(NULL, &ms), 0, "no XENREAPER_WAIT_TIMEOUT");
+	is_int(ms, 10000, "defaults to 10 s");
+	is_int(progress_daemon_limit("2.5", &ms), 0, "XENREAPER_WAIT_TIMEOUT=2.5");
+	is_int(ms, 2500, "is 2500 ms");
+	is_int(progress_daemon_limit("0", &ms), 0, "0 is allowed");
+	is_int(ms, 0, "and means at once");
+	is_int(progress_parse_seconds("30", &ms), 0, "30 s");
+	is_int(ms, 30000, "30000 ms");
+	is_int(progress_parse_seconds("-1", &ms), -EINVAL, "negative refused");
+	is_int(progress_parse_seconds("1e3", &ms), -EINVAL, "exponent refused");
+	is_int(progress_parse_seconds("10s", &ms), -EINVAL, "unit refused");
+	is_int(progress_parse_seconds("1.2.3", &ms), -EINVAL, "two dots refused");
+	is_int(progress_parse_seconds("", &ms), -EINVAL, "empty refused");
+	is_int(progress_parse_seconds("999999999", &ms), -EINVAL, "beyond 7 days refused");
+	fclose(out);
+}
+
+static void test_json(void)
+{
+	char buf[128];
+	char *text = NULL;
+	size_t size = 0, n;
+	FILE *out;
+
+	progress_json_escape(buf, sizeof(buf), "plain guest-1");
+	is_str(buf, "plain guest-1", "JSON: plain text unchanged");
+	progress_json_escape(buf, sizeof(buf), "a\"b\\c");
+	is_str(buf, "a\\\"b\\\\c", "JSON: quote and backslash");
+	progress_json_escape(buf, sizeof(buf), "l1\nl2\tx\r\b\f");
+	is_str(buf, "l1\\nl2\\tx\\r\\b\\f", "JSON: short escapes");
+	progress_json_escape(buf, sizeof(buf), "\x01\x1f\x7f");
+	is_str(buf, "\\u0001\\u001f\\u007f", "JSON: other control characters");
+	progress_json_escape(buf, sizeof(buf), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\x80");
+	is_str(buf, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\x80", "JSON: valid UTF-8 kept");
+	progress_json_escape(buf, sizeof(buf), "\xff" "a\xc3" "b\xc0\xaf\xed\xa0\x80");
+	is_str(buf, "\\ufffda\\ufffdb\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd",
+	       "JSON: invalid, overlong and surrogate bytes become U+FFFD");
+	n = progress_json_escape(buf, 5, "abc\"def");
+	is_int(n, 8, "JSON: the full length is returned");
+	is_str(buf, "abc\\", "JSON: output is cut and NUL-terminated");
+	is_int(progress_json_escape(NULL, 0, "\n"), 2, "JSON: length only");
+
+	out = open_memstream(&text, &size);
+	progress_json_string(out, "say \"hi\"");
+	fclose(out);
+	is_str(text, "\"say \\\"hi\\\"\"", "JSON: quoted string");
+	free(text);
+}
+
+int main(void)
+{
+	test_front_parse();
+	test_rate_eta();
+	test_lines();
+	test_daemon_limit();
+	test_json();
+	return tap_done();
+}

@@ -1,0 +1,104 @@
+# xenreaperd end to end: a 2 GiB teardown with monotonic progress, three
+# requests at once, the refusals, and a kill -9 in the middle of a teardown.
+. $XB_LIB
+base=$(xb_free_pages)
+xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+xb_ok "xenreaperd starts and publishes daemon/state = running"
+
+# --- the tree is dom0's alone
+perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
+case "$perms" in *"(n0)"*) xb_ok "/tool/xenreaper is owned by dom0 with no access for others" ;;
+*) xb_not_ok "/tool/xenreaper permissions"; xb_note "  got: $perms" ;; esac
+
+# --- a 2 GiB guest, progress sampled while it goes
+domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
+xb_request $domid
+: > /tmp/samples
+i=0
+while [ $i -lt 600 ]; do
+	s=$(xb_state $domid); p=$(xb_read $XB_ROOT/job/$domid/pages-left)
+	echo "$s $p" >> /tmp/samples
+	[ "$s" = done ] || [ "$s" = failed ] && break
+	sleep 0.05; i=$((i + 1))
+done
+xb_is "$(xb_state $domid)" done "2 GiB job ends done"
+xb_is "$(xb_read $XB_ROOT/job/$domid/pages-left)" 0 "pages-left reaches 0"
+xb_is "$(xb_read $XB_ROOT/job/$domid/progress)" 100 "progress reaches 100"
+xb_is "$(xb_read $XB_ROOT/job/$domid/pages-total)" 524288 "pages-total is the guest's 2 GiB"
+xb_is "$(xb_read $XB_ROOT/job/$domid/name)" big "job records the guest's name"
+xb_is "$(xb_read $XB_ROOT/job/$domid/pool)" Pool-0 "job records the guest's cpupool"
+mono=$(awk '$2 != "" { if (last != "" && $2 > last) bad = 1; last = $2 } END { print bad ? "no" : "yes" }' /tmp/samples)
+xb_is "$mono" yes "pages-left never rose across $(wc -l < /tmp/samples) samples"
+mid=$(awk '$1 == "destroying" && $2 > 0 && $2 < 524288' /tmp/samples | wc -l)
+xb_note "samples taken while destroying with 0 < pages-left < total: $mid"
+xb_check "no domain $domid left" sh -c "! $XB_TOOL pages $domid >/dev/null"
+xb_wait_memory $base "2 GiB returned after the daemon's teardown"
+for leaf in requested started finished; do
+	xb_check "job has a $leaf time" sh -c "xenstore-read $XB_ROOT/job/$domid/$leaf | grep -Eq '^[0-9]+\.[0-9]{3}$'"
+done
+
+# --- three at once: all destroyed, one at a time, none lost
+pids=
+for n in 1 2 3; do xb_guest trio$n 256 > /tmp/trio$n.domid & pids="$pids $!"; done
+wait $pids
+d1=$(cat /tmp/trio1.domid) d2=$(cat /tmp/trio2.domid) d3=$(cat /tmp/trio3.domid)
+xb_check "three 256 MiB guests created" test -n "$d1" -a -n "$d2" -a -n "$d3"
+
+# The refusals, while those guests exist.
+xb_request 0 00000000-0000-0000-0000-000000000000
+xb_request 4000 11111111-2222-3333-4444-555555555555
+xb_request $d1 01234567-89ab-cdef-0123-456789abcdef
+xb_request $d2 not-a-uuid
+for d in 0 4000 $d1 $d2; do
+	xb_wait_state $d failed 10
+	xb_is "$(xb_state $d)" failed "request for domain $d ends failed"
+	err=$(xb_read $XB_ROOT/job/$d/error)
+	xb_check "domain $d has an error sentence" test -n "$err"
+	xb_note "  error: $err"
+done
+xb_check "refused request left guest $d1 alive" $XB_TOOL pages $d1
+xb_check "refused request left guest $d2 alive" $XB_TOOL pages $d2
+xb_check "requests were consumed" test -z "$(xenstore-list $XB_ROOT/request 2>/dev/null)"
+
+base3=$(xb_free_pages)
+for d in $d1 $d2 $d3; do xb_request $d; done
+for d in $d1 $d2 $d3; do xb_wait_state $d done 60; xb_is "$(xb_state $d)" done "trio guest $d done"; done
+# One at a time: no job started before the previous one finished.
+overlap=$(for d in $d1 $d2 $d3; do echo "$(xb_read $XB_ROOT/job/$d/started) $(xb_read $XB_ROOT/job/$d/finished)"; done |
+	sort -n | awk '{ if (NR > 1 && $1 < last) bad = 1; last = $2 } END { print bad ? "overlap" : "serial" }')
+xb_is "$overlap" serial "three teardowns ran one at a time"
+xb_wait_memory $(($base3 + 3 * 65536)) "three guests' memory returned"
+
+# --- kill -9 in the middle of a 2 GiB teardown, then restart
+domid=$(xb_guest victim 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
+xb_request $domid
+xb_wait_state $domid destroying 30
+kill -9 $XB_DAEMON_PID; wait $XB_DAEMON_PID 2>/dev/null
+left=$($XB_TOOL pages $domid 2>/dev/null || echo gone)
+xb_note "daemon killed while destroying; domain $domid pages then: $left"
+xb_is "$(xb_state $domid)" destroying "job still reads destroying after kill -9"
+xb_daemon_start || xb_not_ok "xenreaperd restarts"
+xb_wait_state $domid done 60
+xb_is "$(xb_state $domid)" done "resumed job ends done"
+xb_check "no domain $domid left after resume" sh -c "! $XB_TOOL pages $domid >/dev/null"
+xb_wait_memory $base "all memory returned after the resumed teardown"
+
+# --- a request written while the daemon is down is served at start
+xb_daemon_stop
+xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "SIGTERM leaves daemon/state = stopped"
+domid=$(xb_guest late 256)
+xb_request $domid
+xb_daemon_start
+xb_wait_state $domid done 30
+xb_is "$(xb_state $domid)" done "request written while stopped is served at start"
+
+# --- idle means idle: no system calls at all over 3 s
+if command -v strace >/dev/null; then
+	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/dev/null
+	calls=$(grep -Ev 'resumed>|unfinished|^[0-9]+ +\+\+\+|---|restart_syscall' /tmp/strace.idle | wc -l)
+	xb_is "$calls" 0 "idle daemon makes no system calls in 3 s"
+	[ "$calls" = 0 ] || head -5 /tmp/strace.idle | sed 's/^/XQTAP #   /'
+fi
+xb_daemon_stop
+[ $XB_FAILED -eq 0 ] || xb_daemon_log 40
+xb_done
