@@ -1,1 +1,445 @@
-int main(void){return 0;}
+/*
+ * Unit tests for daemon/reaper.c on the in-process store and hypervisor:
+ * requests, the UUID guard, queueing, progress, zombies, retention, resume.
+ * The worker pool is the daemon's real one (threads calling fake_hv).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include "clock.h"
+#include "fake_hv.h"
+#include "fake_store.h"
+#include "layout.h"
+#include "reaper.h"
+#include "tap.h"
+
+struct bed {
+	struct store *s;
+	struct hv *hv;
+	struct worker_pool *pool;
+	struct reaper *r;
+	struct reaper_config cfg;
+};
+
+static void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
+{
+	memset(b, 0, sizeof(*b));
+	clock_set_fake(100000, 1700000000000);
+	b->s = fake_store_new();
+	b->hv = fake_hv_new(self);
+	reaper_config_default(&b->cfg);
+	b->cfg.max_jobs = max_jobs;
+	worker_pool_new(b->hv, max_jobs, &b->pool);
+}
+
+static int bed_start(struct bed *b)
+{
+	int rc = reaper_new(b->s, b->hv, b->pool, &b->cfg, &b->r);
+
+	return rc ? rc : reaper_start(b->r);
+}
+
+static void bed_dispose(struct bed *b)
+{
+	fake_hv_release(b->hv);
+	reaper_free(b->r);
+	worker_pool_free(b->pool);
+	hv_free(b->hv);
+	store_free(b->s);
+}
+
+/* Run the main loop's steps until nothing is left in flight. */
+static void bed_settle(struct bed *b)
+{
+	for (int round = 0; round < 50; round++) {
+		struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
+
+		reaper_handle_store_events(b->r);
+		reaper_tick(b->r);
+		if (worker_pool_idle(b->pool))
+			return;
+		poll(&pfd, 1, 2000);
+		reaper_handle_workers(b->r);
+	}
+}
+
+static void request(struct bed *b, uint32_t domid, uint8_t seed)
+{
+	char path[LAYOUT_PATH_LEN], uuid[HV_UUID_STR_LEN];
+
+	fake_hv_uuid_text(seed, uuid);
+	layout_request_path(path, domid);
+	store_write(b->s, STORE_TX_NONE, path, uuid);
+}
+
+static const char *node(struct bed *b, uint32_t domid, const char *leaf)
+{
+	char path[LAYOUT_PATH_LEN];
+
+	layout_job_path(path, domid, leaf);
+	return fake_store_get(b->s, path);
+}
+
+static void test_start(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	ok(bed_start(&b) == 0, "reaper starts");
+	ok(fake_store_is_private(b.s, LAYOUT_ROOT), "root is made dom0-only");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/state"), "running", "daemon/state");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "0", "daemon/active-jobs");
+	ok(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/version") != NULL, "daemon/version");
+	ok(fake_store_get(b.s, LAYOUT_REQUEST_DIR) != NULL, "request directory exists");
+	is_int(reaper_next_deadline(b.r), -1, "nothing due when idle: no wake-ups");
+	bed_dispose(&b);
+}
+
+static void test_teardown(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 5, 5, 1000, 0);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/5/name", "web");
+	request(&b, 5, 5);
+	bed_settle(&b);
+	is_str(node(&b, 5, "state"), "done", "requested domain ends done");
+	ok(!fake_hv_exists(b.hv, 5), "domain is gone");
+	is_int(fake_hv_destroy_calls(b.hv, 5), 1, "destroyed exactly once");
+	is_str(node(&b, 5, "pages-left"), "0", "pages-left 0");
+	is_str(node(&b, 5, "pages-total"), "1000", "pages-total from tot_pages at request");
+	is_str(node(&b, 5, "progress"), "100", "progress 100");
+	is_str(node(&b, 5, "name"), "web", "name captured");
+	is_str(node(&b, 5, "pool"), "Pool-0", "pool captured");
+	is_str(node(&b, 5, "reason"), "request", "reason");
+	ok(node(&b, 5, "finished") && node(&b, 5, "started"), "started and finished stamped");
+	ok(fake_store_get(b.s, LAYOUT_REQUEST_DIR "/5") == NULL, "request consumed");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "0", "no active jobs after");
+	bed_dispose(&b);
+}
+
+static void test_progress(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 6, 6, 1000, 0);
+	fake_hv_hold(b.hv);
+	request(&b, 6, 6);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_str(node(&b, 6, "state"), "destroying", "job destroying while the hypercall runs");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "1", "one active job");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 250, "next sample due in 250 ms");
+	fake_hv_set_pages(b.hv, 6, 600);
+	reaper_tick(b.r);
+	is_str(node(&b, 6, "pages-left"), "1000", "no sample before the interval");
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(node(&b, 6, "pages-left"), "600", "sampled pages-left");
+	is_str(node(&b, 6, "progress"), "40", "progress follows");
+	fake_hv_set_pages(b.hv, 6, 800);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(node(&b, 6, "pages-left"), "600", "pages-left never rises");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_str(node(&b, 6, "state"), "done", "then done");
+	bed_dispose(&b);
+}
+
+static void test_refusals(void)
+{
+	struct bed b;
+	char uuid[HV_UUID_STR_LEN];
+
+	bed_init(&b, 9, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 0, 0, 100, 0);
+	fake_hv_add(b.hv, 7, 7, 100, 0);
+	fake_hv_add(b.hv, 8, 8, 100, 0);
+	fake_hv_add(b.hv, 9, 9, 100, 0);
+	request(&b, 0, 0);
+	request(&b, 9, 9);
+	request(&b, 4000, 40);
+	request(&b, 7, 70);			/* domain 7's UUID is seed 7 */
+	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/8", "not-a-uuid");
+	fake_hv_uuid_text(8, uuid);
+	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/abc", uuid);
+	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/008", uuid);
+	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/99999", uuid);
+	bed_settle(&b);
+	is_str(node(&b, 0, "state"), "failed", "domain 0 refused");
+	ok(node(&b, 0, "error") && strstr(node(&b, 0, "error"), "control domain"), "  and says why");
+	is_str(node(&b, 9, "state"), "failed", "the daemon's own domain refused");
+	ok(node(&b, 9, "error") && strstr(node(&b, 9, "error"), "xenreaperd itself"), "  and says why");
+	is_str(node(&b, 4000, "state"), "failed", "unknown domid refused");
+	ok(node(&b, 4000, "error") && strstr(node(&b, 4000, "error"), "no domain 4000"), "  and says why");
+	is_str(node(&b, 7, "state"), "failed", "UUID mismatch refused");
+	ok(node(&b, 7, "error") && strstr(node(&b, 7, "error"), "not the requested"), "  and says why");
+	is_str(node(&b, 8, "state"), "failed", "malformed UUID refused");
+	ok(node(&b, 8, "error") && strstr(node(&b, 8, "error"), "not a UUID"), "  and says why");
+	is_int(fake_hv_destroy_calls(b.hv, 0) + fake_hv_destroy_calls(b.hv, 7) +
+	       fake_hv_destroy_calls(b.hv, 8) + fake_hv_destroy_calls(b.hv, 9), 0,
+	       "nothing was destroyed");
+	ok(fake_hv_exists(b.hv, 7) && fake_hv_exists(b.hv, 8), "refused domains still alive");
+	is_int(fake_store_count(b.s, LAYOUT_REQUEST_DIR), 1, "every request consumed, malformed names too");
+	ok(fake_store_get(b.s, LAYOUT_JOB_DIR "/abc") == NULL &&
+	   fake_store_get(b.s, LAYOUT_JOB_DIR "/008") == NULL, "malformed names make no job");
+	bed_dispose(&b);
+}
+
+static void test_guard_at_start(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 10, 10, 100, 0);
+	fake_hv_add(b.hv, 11, 11, 100, 0);
+	fake_hv_hold(b.hv);
+	request(&b, 10, 10);
+	request(&b, 11, 11);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_str(node(&b, 11, "state"), "queued", "second job waits its turn");
+	/* Domain 11 dies and its domid is reused while queued. */
+	fake_hv_remove(b.hv, 11);
+	fake_hv_add(b.hv, 11, 111, 100, 0);
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_str(node(&b, 11, "state"), "failed", "guard re-checked at start: reused domid refused");
+	is_int(fake_hv_destroy_calls(b.hv, 11), 0, "the new domain 11 was not destroyed");
+	bed_dispose(&b);
+}
+
+static void test_one_at_a_time(void)
+{
+	struct bed b;
+	int destroying = 0, queued = 0;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	for (uint32_t d = 20; d < 23; d++)
+		fake_hv_add(b.hv, d, d, 100, 0);
+	fake_hv_hold(b.hv);
+	for (uint32_t d = 20; d < 23; d++)
+		request(&b, d, d);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	for (uint32_t d = 20; d < 23; d++) {
+		destroying += !strcmp(node(&b, d, "state"), "destroying");
+		queued += !strcmp(node(&b, d, "state"), "queued");
+	}
+	is_int(destroying, 1, "one destroying at a time by default");
+	is_int(queued, 2, "the others queued");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "3", "three active");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	for (uint32_t d = 20; d < 23; d++) {
+		is_str(node(&b, d, "state"), "done", "each ends done");
+		is_int(fake_hv_destroy_calls(b.hv, d), 1, "each destroyed once");
+	}
+	bed_dispose(&b);
+}
+
+static void test_parallel(void)
+{
+	struct bed b;
+	int destroying = 0;
+
+	bed_init(&b, 0, 2);
+	bed_start(&b);
+	for (uint32_t d = 20; d < 23; d++)
+		fake_hv_add(b.hv, d, d, 100, 0);
+	fake_hv_hold(b.hv);
+	for (uint32_t d = 20; d < 23; d++)
+		request(&b, d, d);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	for (uint32_t d = 20; d < 23; d++)
+		destroying += !strcmp(node(&b, d, "state"), "destroying");
+	is_int(destroying, 2, "jobs = 2 runs two at once");
+	bed_dispose(&b);
+}
+
+static void test_zombie(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 30, 30, 1000, 0);
+	fake_hv_make_zombie(b.hv, 30, 2, 50);
+	request(&b, 30, 30);
+	bed_settle(&b);
+	is_str(node(&b, 30, "state"), "zombie", "dead domain holding pages is a zombie");
+	is_str(node(&b, 30, "pages-left"), "50", "  with its pages-left");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 1000, "first retry after 1 s");
+	clock_advance(1000);
+	bed_settle(&b);
+	is_int(fake_hv_destroy_calls(b.hv, 30), 2, "retried once");
+	is_str(node(&b, 30, "state"), "zombie", "still a zombie");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 2000, "back-off doubles to 2 s");
+	clock_advance(2000);
+	bed_settle(&b);
+	is_str(node(&b, 30, "state"), "done", "zombie done when it vanishes");
+	is_int(fake_hv_destroy_calls(b.hv, 30), 3, "after the third attempt");
+
+	fake_hv_add(b.hv, 31, 31, 1000, 0);
+	fake_hv_make_zombie(b.hv, 31, 100, 10);
+	request(&b, 31, 31);
+	bed_settle(&b);
+	is_str(node(&b, 31, "state"), "zombie", "another zombie");
+	fake_hv_remove(b.hv, 31);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	is_str(node(&b, 31, "state"), "done", "released on @releaseDomain without waiting for the retry");
+	bed_dispose(&b);
+}
+
+static void test_destroy_fails(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 14, 14, 100, 0);
+	fake_hv_make_failing(b.hv, 14);
+	request(&b, 14, 14);
+	bed_settle(&b);
+	is_str(node(&b, 14, "state"), "failed", "a failed destroy of a live domain fails the job");
+	ok(node(&b, 14, "error") && strstr(node(&b, 14, "error"), "libxl_domain_destroy"), "  and says why");
+	bed_dispose(&b);
+}
+
+static void test_retention(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg.retention_ms = 60000;
+	bed_start(&b);
+	fake_hv_add(b.hv, 40, 40, 100, 0);
+	request(&b, 40, 40);
+	bed_settle(&b);
+	is_str(node(&b, 40, "state"), "done", "done");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 60000, "next deadline is the expiry");
+	clock_advance(59999);
+	reaper_tick(b.r);
+	ok(node(&b, 40, "state") != NULL, "still readable just before retention ends");
+	clock_advance(1);
+	reaper_tick(b.r);
+	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/40"), 0, "removed when retention ends");
+	is_int(reaper_next_deadline(b.r), -1, "then nothing is due");
+	bed_dispose(&b);
+}
+
+static void test_duplicates_and_conflicts(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_add(b.hv, 50, 50, 100, 0);
+	fake_hv_hold(b.hv);
+	fake_store_fail_commits(b.s, 2);
+	request(&b, 50, 50);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_str(node(&b, 50, "state"), "destroying", "request taken despite two transaction conflicts");
+	ok(fake_store_get(b.s, LAYOUT_REQUEST_DIR "/50") == NULL, "  and removed once");
+	request(&b, 50, 50);
+	request(&b, 50, 51);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_str(node(&b, 50, "state"), "destroying", "duplicate while active leaves the job alone");
+	is_int(fake_store_count(b.s, LAYOUT_REQUEST_DIR), 1, "duplicate request consumed");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_int(fake_hv_destroy_calls(b.hv, 50), 1, "destroyed once");
+	bed_dispose(&b);
+}
+
+/* Leave a job in STATE for DOMID as a killed daemon would have. */
+static void plant_job(struct store *s, uint32_t domid, uint8_t seed, enum job_state state,
+		      int64_t finished_wall)
+{
+	uint8_t uuid[HV_UUID_LEN];
+	char text[HV_UUID_STR_LEN];
+	struct job *job;
+
+	fake_hv_uuid_text(seed, text);
+	hv_uuid_parse(text, uuid);
+	job_new(domid, uuid, "old", "Pool-0", &job);
+	job->pages_total = job->pages_left = 100;
+	job->state = state;
+	job->started_wall = 1699999990000;
+	job->finished_wall = finished_wall;
+	job_publish(job, s, STORE_TX_NONE);
+	job_free(job);
+}
+
+static void test_resume(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg.retention_ms = 60000;
+	fake_hv_add(b.hv, 60, 60, 100, 0);
+	plant_job(b.s, 60, 60, JOB_DESTROYING, 0);	/* running when the daemon died */
+	plant_job(b.s, 61, 61, JOB_DESTROYING, 0);	/* its domain finished dying meanwhile */
+	plant_job(b.s, 62, 62, JOB_DONE, 1700000000000 - 30000);	/* finished 30 s ago */
+	fake_hv_add(b.hv, 63, 63, 100, 0);
+	request(&b, 63, 63);				/* written while the daemon was down */
+	ok(bed_start(&b) == 0, "restart with jobs left behind");
+	bed_settle(&b);
+	is_str(node(&b, 60, "state"), "done", "running job resumed to done");
+	is_int(fake_hv_destroy_calls(b.hv, 60), 1, "  by re-issuing destroy");
+	is_str(node(&b, 61, "state"), "done", "job of a vanished domain is done");
+	is_int(fake_hv_destroy_calls(b.hv, 61), 0, "  without a destroy");
+	is_str(node(&b, 63, "state"), "done", "request written while down is served");
+	is_str(node(&b, 62, "state"), "done", "finished job still readable");
+	clock_advance(30000);
+	reaper_tick(b.r);
+	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/62"), 0,
+	       "retention counted across the restart");
+	bed_dispose(&b);
+}
+
+static void test_resume_guard(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	fake_hv_add(b.hv, 70, 170, 100, 0);		/* domid reused by someone else */
+	plant_job(b.s, 70, 70, JOB_QUEUED, 0);
+	bed_start(&b);
+	bed_settle(&b);
+	is_int(fake_hv_destroy_calls(b.hv, 70), 0, "resumed job never destroys a reused domid");
+	ok(fake_hv_exists(b.hv, 70), "  the new domain lives");
+	is_str(node(&b, 70, "state"), "failed", "  and the job says so");
+	bed_dispose(&b);
+}
+
+int main(void)
+{
+	test_start();
+	test_teardown();
+	test_progress();
+	test_refusals();
+	test_guard_at_start();
+	test_one_at_a_time();
+	test_parallel();
+	test_zombie();
+	test_destroy_fails();
+	test_retention();
+	test_duplicates_and_conflicts();
+	test_resume();
+	test_resume_guard();
+	return tap_done();
+}
