@@ -9,6 +9,8 @@
  *   xbtool info DOMID              "pages=N dying=0|1 shutdown=0|1 reason=N"
  *   xbtool wait-free PAGES MS      wait until free-pages >= PAGES; print ms waited
  *   xbtool wait-gone DOMID MS      wait until DOMID is gone; print ms waited
+ *   xbtool wait-below DOMID PAGES MS  wait until DOMID holds fewer than PAGES
+ *                                  (a teardown is under way); print tot_pages
  *   xbtool ms                      wall-clock milliseconds
  */
 #include <errno.h>
@@ -51,7 +53,7 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
-		"wait-free PAGES MS | wait-gone D MS | ms\n");
+		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms\n");
 	return 2;
 }
 
@@ -123,6 +125,20 @@ int main(int argc, char **argv)
 		if (rc == -ESRCH)
 			rc = 0;
 		printf("%" PRId64 "\n", now_ms(CLOCK_MONOTONIC) - start);
+	} else if (!strcmp(argv[1], "wait-below") && argc == 5) {
+		/* Poll hard: a teardown's hypercall phase lasts about a second. */
+		start = now_ms(CLOCK_MONOTONIC);
+		limit = atoll(argv[4]);
+		while (!(rc = domain_info(xch, atoi(argv[2]), &info)) &&
+		       info.tot_pages >= strtoull(argv[3], NULL, 10)) {
+			if (now_ms(CLOCK_MONOTONIC) - start > limit) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			usleep(1000);
+		}
+		if (!rc)
+			printf("%" PRIu64 "\n", (uint64_t)info.tot_pages);
 	} else {
 		xc_interface_close(xch);
 		return usage();
