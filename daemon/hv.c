@@ -38,6 +38,11 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name)
 	return hv->ops->pool_name(hv, poolid, name);
 }
 
+int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
+{
+	return hv->ops->scrub_probe(hv, sources, out);
+}
+
 void hv_free(struct hv *hv)
 {
 	if (hv)

@@ -30,6 +30,22 @@ struct hv_domain {
 	unsigned shutdown_reason;	/* enum hv_shutdown, valid when shutdown */
 };
 
+/* Where a scrub backlog figure came from (bit flags for what to try). */
+enum hv_scrub_source {
+	HV_SCRUB_NONE = 0,
+	HV_SCRUB_PHYSINFO = 1 << 0,	/* XEN_SYSCTL_physinfo.scrub_pages */
+	HV_SCRUB_HEAP_DUMP = 1 << 1,	/* debug key 'H' via the console ring */
+};
+
+#define HV_SCRUB_MAX_NODES 64
+
+struct hv_scrub {
+	enum hv_scrub_source source;
+	uint64_t pages;			/* pending scrub, 4 KiB pages */
+	unsigned n_nodes;		/* 0 if the source has no per-node figure */
+	uint64_t node_pages[HV_SCRUB_MAX_NODES];
+};
+
 struct hv;
 
 struct hv_ops {
@@ -37,6 +53,7 @@ struct hv_ops {
 	int (*destroy)(struct hv *hv, uint32_t domid);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
+	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
 	void (*free)(struct hv *hv);
 };
 
@@ -55,6 +72,9 @@ int hv_destroy(struct hv *hv, uint32_t domid);
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */
 int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
+/* Measure the scrub backlog with the first of SOURCES (hv_scrub_source
+ * bits, physinfo tried first) that gives a figure; -ENODATA if none does. */
+int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
 /* Close; accepts NULL. */
 void hv_free(struct hv *hv);
 

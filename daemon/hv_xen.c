@@ -14,6 +14,7 @@
 #include <libxl.h>
 #include <libxl_utils.h>
 
+#include "heapdump.h"
 #include "hv.h"
 
 #define HV_XEN_BATCH 256
@@ -24,6 +25,7 @@ struct hv_xen {
 	libxl_ctx *ctx;		/* libxl is thread-safe: shared by workers */
 	xentoollog_logger_stdiostream *logger;
 	uint32_t self_domid;
+	uint32_t console_index;	/* how far the console ring has been read */
 };
 
 static struct hv_xen *hv_xen_of(struct hv *hv)
@@ -112,6 +114,83 @@ static int hv_xen_pool_name(struct hv *hv, uint32_t poolid, char **name)
 	return 0;
 }
 
+/* Read the console ring from where we left off to its end, appending the
+ * text to *TEXT (malloc'd, *LEN bytes) unless TEXT is NULL. */
+static int hv_xen_console_read(struct hv_xen *hx, char **text, size_t *len)
+{
+	char chunk[16384];
+	unsigned n;
+	char *grown;
+
+	for (;;) {
+		n = sizeof(chunk);
+		if (xc_readconsolering(hx->xch, chunk, &n, 0, 1, &hx->console_index))
+			return errno ? -errno : -EIO;
+		if (n == 0)
+			return 0;
+		if (text) {
+			grown = realloc(*text, *len + n);
+			if (!grown)
+				return -ENOMEM;
+			memcpy(grown + *len, chunk, n);
+			*text = grown;
+			*len += n;
+		}
+	}
+}
+
+/* Debug key 'H' prints the heap, with "Node N has M unscrubbed pages",
+ * synchronously into the console ring: read back just what it added. */
+static int hv_xen_probe_heap_dump(struct hv_xen *hx, struct hv_scrub *out)
+{
+	struct heapdump dump;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = hv_xen_console_read(hx, NULL, NULL);	/* skip what came before */
+	if (rc)
+		return rc;
+	if (xc_send_debug_keys(hx->xch, "H"))
+		return errno ? -errno : -EIO;
+	rc = hv_xen_console_read(hx, &text, &len);
+	if (!rc) {
+		heapdump_parse(text ? text : "", len, &dump);
+		rc = dump.seen_dump ? 0 : -ENODATA;
+	}
+	free(text);
+	if (rc)
+		return rc;
+	out->source = HV_SCRUB_HEAP_DUMP;
+	out->pages = dump.total;
+	out->n_nodes = dump.n_nodes < HV_SCRUB_MAX_NODES ? dump.n_nodes : HV_SCRUB_MAX_NODES;
+	memcpy(out->node_pages, dump.node_pages, out->n_nodes * sizeof(*out->node_pages));
+	return 0;
+}
+
+static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
+{
+	struct hv_xen *hx = hv_xen_of(hv);
+	xc_physinfo_t info = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	/* physinfo is cheap and silent; 4.17 always reports 0 there, which is
+	 * indistinguishable from "nothing pending", so only a non-zero figure
+	 * counts when the heap dump is also allowed. */
+	if (sources & HV_SCRUB_PHYSINFO) {
+		if (xc_physinfo(hx->xch, &info))
+			return errno ? -errno : -EIO;
+		if (info.scrub_pages || !(sources & HV_SCRUB_HEAP_DUMP)) {
+			out->source = HV_SCRUB_PHYSINFO;
+			out->pages = info.scrub_pages;
+			return 0;
+		}
+	}
+	if (sources & HV_SCRUB_HEAP_DUMP)
+		return hv_xen_probe_heap_dump(hx, out);
+	return -ENODATA;
+}
+
 static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
@@ -130,6 +209,7 @@ static const struct hv_ops hv_xen_ops = {
 	.destroy = hv_xen_destroy,
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
+	.scrub_probe = hv_xen_scrub_probe,
 	.free = hv_xen_free,
 };
 

@@ -33,6 +33,13 @@ enum job_policy {
 	JOB_POLICY_SYNC,
 };
 
+/* dom0 CPU priority of the worker that runs the teardown. */
+enum job_priority {
+	JOB_PRIORITY_IDLE,	/* SCHED_IDLE: only when dom0 has nothing else */
+	JOB_PRIORITY_LOW,	/* nice 10 */
+	JOB_PRIORITY_NORMAL,	/* nice 0 */
+};
+
 struct job {
 	struct job *next;
 	uint32_t domid;
@@ -44,13 +51,17 @@ struct job {
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;
+	enum job_priority priority;
 	bool in_worker;		/* a destroy for it is running or queued in the pool */
+	bool scrub_tracked;	/* its released pages may still await scrubbing */
+	bool scrub_reported;	/* was tracked before the latest probe */
 	uint64_t pages_total;
 	uint64_t pages_left;
 	uint64_t scrub_pages;	/* released pages still awaiting scrub */
 	int64_t requested_wall, started_wall, finished_wall;	/* ms, 0 = not yet */
 	int64_t started_mono, finished_mono;
 	int64_t retry_mono;	/* zombie: next destroy attempt */
+	int64_t released_mono;	/* when its pages came back (scrub timing) */
 	unsigned retries;
 };
 

@@ -1,7 +1,8 @@
 /*
  * xenreaperd: main() and the one poll loop.  Signals arrive on a signalfd,
  * time on a timerfd armed only when something is due, so an idle daemon
- * never wakes.  Everything else is reaper.c's.
+ * never wakes (unless systemd's watchdog asks it to).  Policy loading and
+ * reloading happen here; everything else is reaper.c's.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "clock.h"
+#include "config.h"
 #include "hv.h"
 #include "log.h"
 #include "reaper.h"
@@ -27,70 +29,61 @@
 enum { POLL_STORE, POLL_WORKERS, POLL_SIGNALS, POLL_TIMER, POLL_COUNT };
 
 struct options {
-	struct reaper_config reaper;
-	int log_level;
+	const char *config_path;
+	bool config_named;	/* -c given: a missing file is an error */
+	bool check_config;
+	bool verbose;
+};
+
+struct daemon {
+	struct options opts;
+	struct config *policy;
+	struct store *store;
+	struct hv *hv;
+	struct worker_pool *pool;
+	struct reaper *reaper;
+	int signal_fd;
+	int timer_fd;
+	int64_t watchdog_ms;	/* ping interval, 0 = no watchdog */
+	int64_t watchdog_next;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xenreaperd [-v] [-j JOBS] [--retention SECONDS] [--sample-interval MS]\n"
-		"  -j, --jobs N              teardowns at once (1..64, default 1)\n"
-		"      --retention SECONDS   keep finished jobs readable (default 600)\n"
-		"      --sample-interval MS  progress sampling (10..60000, default 250)\n"
-		"  -v, --verbose             debug messages\n"
-		"  -h, --help, -V, --version\n");
+		"usage: xenreaperd [-c FILE] [--check-config] [-v]\n"
+		"  -c, --config FILE   policy file (default " CONFIG_DEFAULT_PATH ")\n"
+		"      --check-config  check the policy file, print it, and exit\n"
+		"  -v, --verbose       debug messages (overrides log-level)\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       the version\n");
 }
 
-static int parse_number(const char *option, const char *text, long min, long max, long *value)
-{
-	char *end;
-
-	errno = 0;
-	*value = strtol(text, &end, 10);
-	if (errno || end == text || *end || *value < min || *value > max) {
-		fprintf(stderr, "xenreaperd: %s '%s' is not a whole number from %ld to %ld\n",
-			option, text, min, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
+/* 0 to run, 1 to exit successfully at once, -EINVAL for bad usage. */
 static int parse_options(int argc, char **argv, struct options *opts)
 {
 	static const struct option longopts[] = {
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "retention", required_argument, NULL, 'r' },
-		{ "sample-interval", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long value;
 	int c;
 
-	reaper_config_default(&opts->reaper);
-	opts->log_level = LOG_INFO;
-	while ((c = getopt_long(argc, argv, "j:vhV", longopts, NULL)) != -1) {
+	opts->config_path = CONFIG_DEFAULT_PATH;
+	while ((c = getopt_long(argc, argv, "c:vhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'j':
-			if (parse_number("--jobs", optarg, 1, 64, &value))
-				return -EINVAL;
-			opts->reaper.max_jobs = value;
+		case 'c':
+			opts->config_path = optarg;
+			opts->config_named = true;
 			break;
-		case 'r':
-			if (parse_number("--retention", optarg, 0, 7 * 24 * 3600, &value))
-				return -EINVAL;
-			opts->reaper.retention_ms = value * 1000;
-			break;
-		case 's':
-			if (parse_number("--sample-interval", optarg, 10, 60000, &value))
-				return -EINVAL;
-			opts->reaper.sample_ms = value;
+		case 'C':
+			opts->check_config = true;
 			break;
 		case 'v':
-			opts->log_level = LOG_DEBUG;
+			opts->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -103,12 +96,57 @@ static int parse_options(int argc, char **argv, struct options *opts)
 			return -EINVAL;
 		}
 	}
+	/* --check-config FILE reads naturally too. */
+	if (opts->check_config && optind == argc - 1 && !opts->config_named) {
+		opts->config_path = argv[optind++];
+		opts->config_named = true;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "xenreaperd: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Load the policy; a missing default file means the built-in defaults.
+ * On failure ERRS holds every message. */
+static int policy_load(const struct options *opts, struct config **out,
+		       struct config_errors *errs)
+{
+	int rc = config_load(opts->config_path, out, errs);
+
+	if (rc == -ENOENT && !opts->config_named) {
+		config_errors_clear(errs);
+		return config_new(out);
+	}
+	return rc;
+}
+
+static int check_config(const struct options *opts)
+{
+	struct config_errors errs = { 0 };
+	struct config *policy = NULL;
+	char *text = NULL;
+	int rc;
+
+	rc = policy_load(opts, &policy, &errs);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "%s\n", errs.v[i].text);
+	if (rc) {
+		if (!errs.n)
+			fprintf(stderr, "%s: %s\n", opts->config_path, strerror(-rc));
+		goto out;
+	}
+	rc = config_format(policy, &text);
+	if (!rc)
+		printf("# %s is valid; in effect:\n%s", policy->path ? policy->path :
+		       "no policy file, built-in defaults", text);
+out:
+	free(text);
+	config_free(policy);
+	config_errors_clear(&errs);
+	return rc;
 }
 
 static int signals_open(void)
@@ -140,18 +178,58 @@ static int timer_arm(int timer_fd, int64_t deadline)
 	return timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
 }
 
-static void notify_status(struct reaper *r)
+static void daemon_notify_status(struct daemon *d)
 {
-	sd_notifyf(0, "STATUS=%u active job(s)", reaper_active_jobs(r));
+	unsigned active = reaper_active_jobs(d->reaper);
+
+	if (active)
+		sd_notifyf(0, "STATUS=%u active job(s), %u%% of their pages released", active,
+			   reaper_progress(d->reaper));
+	else
+		sd_notify(0, "STATUS=idle, waiting for teardown requests");
 }
 
-/* One signal: returns true when the daemon should stop. */
-static bool signal_handle(int signal_fd)
+/* SIGHUP: a good file replaces the policy; a bad one changes nothing but
+ * the config-error node, which says why. */
+static void daemon_reload(struct daemon *d)
+{
+	struct config_errors errs = { 0 };
+	struct config *fresh = NULL;
+	char *joined = NULL;
+	int rc;
+
+	sd_notify(0, "RELOADING=1");
+	rc = policy_load(&d->opts, &fresh, &errs);
+	if (rc) {
+		if (!errs.n || config_errors_join(&errs, &joined))
+			joined = NULL;
+		log_err("reload of %s failed, keeping the policy in effect:", d->opts.config_path);
+		config_errors_log(&errs);
+		if (!errs.n)
+			log_err("%s: %s", d->opts.config_path, strerror(-rc));
+		if (!joined && asprintf(&joined, "%s: %s", d->opts.config_path, strerror(-rc)) < 0)
+			joined = NULL;
+		reaper_set_config_error(d->reaper, joined ? joined : "reload failed");
+	} else {
+		reaper_set_policy(d->reaper, fresh);
+		config_free(d->policy);
+		d->policy = fresh;
+		log_set_level(d->opts.verbose ? LOG_DEBUG : fresh->log_level);
+		reaper_set_config_error(d->reaper, NULL);
+		log_notice("policy reloaded from %s", fresh->path ? fresh->path : "built-in defaults");
+	}
+	free(joined);
+	config_errors_clear(&errs);
+	sd_notify(0, "READY=1");
+}
+
+/* Drain the signalfd: returns true when the daemon should stop. */
+static bool daemon_handle_signals(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	bool stop = false;
 
-	while (read(signal_fd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
@@ -160,118 +238,155 @@ static bool signal_handle(int signal_fd)
 			stop = true;
 			break;
 		case SIGHUP:
-			log_notice("SIGHUP: nothing to reload without a policy file");
+			daemon_reload(d);
 			break;
 		}
 	}
 	return stop;
 }
 
-static int run(struct reaper *r, struct store *store, struct worker_pool *pool,
-	       int signal_fd, int timer_fd)
+static int64_t daemon_next_deadline(struct daemon *d)
+{
+	int64_t next = reaper_next_deadline(d->reaper);
+
+	if (d->watchdog_ms && (next < 0 || d->watchdog_next < next))
+		next = d->watchdog_next;
+	return next;
+}
+
+static int daemon_run(struct daemon *d)
 {
 	struct pollfd fds[POLL_COUNT] = {
-		[POLL_STORE] = { .fd = store_fd(store), .events = POLLIN },
-		[POLL_WORKERS] = { .fd = worker_pool_fd(pool), .events = POLLIN },
-		[POLL_SIGNALS] = { .fd = signal_fd, .events = POLLIN },
-		[POLL_TIMER] = { .fd = timer_fd, .events = POLLIN },
+		[POLL_STORE] = { .fd = store_fd(d->store), .events = POLLIN },
+		[POLL_WORKERS] = { .fd = worker_pool_fd(d->pool), .events = POLLIN },
+		[POLL_SIGNALS] = { .fd = d->signal_fd, .events = POLLIN },
+		[POLL_TIMER] = { .fd = d->timer_fd, .events = POLLIN },
 	};
 	uint64_t expirations;
 	int rc;
 
 	for (;;) {
-		rc = reaper_tick(r);
+		rc = reaper_tick(d->reaper);
 		if (rc)
 			log_err("tick: %s", strerror(-rc));
-		rc = timer_arm(timer_fd, reaper_next_deadline(r));
+		if (d->watchdog_ms && clock_mono_ms() >= d->watchdog_next) {
+			sd_notify(0, "WATCHDOG=1");
+			d->watchdog_next = clock_mono_ms() + d->watchdog_ms;
+		}
+		rc = timer_arm(d->timer_fd, daemon_next_deadline(d));
 		if (rc)
 			return rc;
-		notify_status(r);
+		daemon_notify_status(d);
 		if (poll(fds, POLL_COUNT, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (fds[POLL_SIGNALS].revents && signal_handle(signal_fd))
+		if (fds[POLL_SIGNALS].revents && daemon_handle_signals(d))
 			return 0;
 		if (fds[POLL_TIMER].revents &&
-		    read(timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		    read(d->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 			return -errno;
 		if (fds[POLL_WORKERS].revents)
-			reaper_handle_workers(r);
+			reaper_handle_workers(d->reaper);
 		if (fds[POLL_STORE].revents) {
-			rc = reaper_handle_store_events(r);
+			rc = reaper_handle_store_events(d->reaper);
 			if (rc)
 				log_err("xenstore events: %s", strerror(-rc));
 		}
 	}
 }
 
-int main(int argc, char **argv)
+/* Everything up to READY=1; each failure is logged here. */
+static int daemon_start(struct daemon *d)
 {
-	struct worker_pool *pool = NULL;
-	struct reaper *r = NULL;
-	struct store *store = NULL;
-	struct hv *hv = NULL;
-	struct options opts;
-	int signal_fd = -1, timer_fd = -1;
+	struct config_errors errs = { 0 };
+	uint64_t watchdog_usec;
 	int rc;
 
-	rc = parse_options(argc, argv, &opts);
-	if (rc)
-		return rc > 0 ? EXIT_SUCCESS : 2;
-	log_set_level(opts.log_level);
-
-	signal_fd = signals_open();
-	if (signal_fd < 0) {
-		rc = signal_fd;
-		log_err("signalfd: %s", strerror(-rc));
-		goto out;
+	rc = policy_load(&d->opts, &d->policy, &errs);
+	if (rc) {
+		config_errors_log(&errs);
+		config_errors_clear(&errs);
+		if (rc != -EINVAL)
+			log_err("%s: %s", d->opts.config_path, strerror(-rc));
+		return rc;
 	}
-	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (timer_fd < 0) {
+	log_set_level(d->opts.verbose ? LOG_DEBUG : d->policy->log_level);
+	d->signal_fd = signals_open();
+	if (d->signal_fd < 0) {
+		log_err("signalfd: %s", strerror(-d->signal_fd));
+		return d->signal_fd;
+	}
+	d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->timer_fd < 0) {
 		rc = -errno;
 		log_err("timerfd: %s", strerror(-rc));
-		goto out;
+		return rc;
 	}
-	rc = store_xs_new(&store);
+	rc = store_xs_new(&d->store);
 	if (rc) {
 		log_err("cannot connect to xenstored: %s (is xenstored running, and are we root in dom0?)",
 			strerror(-rc));
-		goto out;
+		return rc;
 	}
-	rc = hv_xen_new(&hv);
+	rc = hv_xen_new(&d->hv);
 	if (rc) {
 		log_err("cannot open the hypervisor interface: %s (needs root in dom0 with /dev/xen/privcmd)",
 			strerror(-rc));
-		goto out;
+		return rc;
 	}
-	rc = worker_pool_new(hv, opts.reaper.max_jobs, &pool);
+	rc = worker_pool_new(d->hv, d->policy->jobs, &d->pool);
 	if (!rc)
-		rc = reaper_new(store, hv, pool, &opts.reaper, &r);
+		rc = reaper_new(d->store, d->hv, d->pool, d->policy, &d->reaper);
 	if (!rc)
-		rc = reaper_start(r);
+		rc = reaper_start(d->reaper);
 	if (rc) {
 		log_err("start-up failed: %s", strerror(-rc));
-		goto out;
+		return rc;
 	}
-	log_notice("xenreaperd %s running, %u teardown(s) at once", PACKAGE_VERSION,
-		   opts.reaper.max_jobs);
+	if (sd_watchdog_enabled(0, &watchdog_usec) > 0) {
+		d->watchdog_ms = watchdog_usec / 2000;	/* ping twice per period */
+		d->watchdog_next = clock_mono_ms();
+	}
+	log_notice("xenreaperd %s running: %u teardown(s) at once, policy %s", PACKAGE_VERSION,
+		   d->policy->jobs, d->policy->path ? d->policy->path : "built-in defaults");
 	sd_notify(0, "READY=1");
+	return 0;
+}
 
-	rc = run(r, store, pool, signal_fd, timer_fd);
+static void daemon_dispose(struct daemon *d)
+{
+	reaper_free(d->reaper);
+	worker_pool_free(d->pool);
+	hv_free(d->hv);
+	store_free(d->store);
+	config_free(d->policy);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
+	if (d->signal_fd >= 0)
+		close(d->signal_fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .signal_fd = -1, .timer_fd = -1 };
+	int rc;
+
+	rc = parse_options(argc, argv, &d.opts);
 	if (rc)
-		log_err("main loop: %s", strerror(-rc));
-	sd_notify(0, "STOPPING=1");
-	reaper_set_daemon_state(r, "stopped");
-out:
-	reaper_free(r);
-	worker_pool_free(pool);
-	hv_free(hv);
-	store_free(store);
-	if (timer_fd >= 0)
-		close(timer_fd);
-	if (signal_fd >= 0)
-		close(signal_fd);
+		return rc > 0 ? EXIT_SUCCESS : 2;
+	if (d.opts.check_config)
+		return check_config(&d.opts) ? EXIT_FAILURE : EXIT_SUCCESS;
+
+	rc = daemon_start(&d);
+	if (!rc) {
+		rc = daemon_run(&d);
+		if (rc)
+			log_err("main loop: %s", strerror(-rc));
+		sd_notify(0, "STOPPING=1");
+		reaper_set_daemon_state(d.reaper, "stopped");
+	}
+	daemon_dispose(&d);
 	return rc ? EXIT_FAILURE : EXIT_SUCCESS;
 }

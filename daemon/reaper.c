@@ -2,9 +2,11 @@
  * reaper: the state machine's driver.  All of it runs on the main thread;
  * workers only call hv_destroy.  Every decision that could destroy a domain
  * goes through reaper_guard(), which compares the hypervisor's own UUID for
- * the domid with the one captured in the request: a domain nobody asked for
- * is never torn down.  Policy (scrub, automatic teardown) lives elsewhere
- * and is applied through the job's fields; this file does not parse config.
+ * the domid with the one captured in the request (or when a dead guest was
+ * noticed): a domain nobody asked for is never torn down.  A job captures
+ * its pool's policy when it is created and keeps it across reloads.  It
+ * does not parse the policy file (config.c), measure the scrub backlog
+ * (scrub.c) or time grace periods (preserved.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +19,9 @@
 #include "clock.h"
 #include "layout.h"
 #include "log.h"
+#include "preserved.h"
 #include "reaper.h"
+#include "scrub.h"
 
 #define REAPER_TX_RETRIES 16
 
@@ -25,25 +29,33 @@ struct reaper {
 	struct store *store;
 	struct hv *hv;
 	struct worker_pool *pool;
-	struct reaper_config cfg;
+	const struct config *policy;
+	struct scrub *scrub;
+	struct preserved *preserved;
 	struct job *jobs;	/* in request order */
 	uint32_t self_domid;
+	unsigned max_jobs;
 	unsigned in_worker;
 	int64_t next_sample_mono;
 	unsigned published_active;
 };
 
-void reaper_config_default(struct reaper_config *cfg)
+static unsigned reaper_scrub_sources(enum config_scrub_probe probe)
 {
-	cfg->max_jobs = 1;
-	cfg->retention_ms = 10 * 60 * 1000;
-	cfg->sample_ms = 250;
-	cfg->zombie_retry_min_ms = 1000;
-	cfg->zombie_retry_max_ms = 60 * 1000;
+	switch (probe) {
+	case CONFIG_PROBE_AUTO:
+		return HV_SCRUB_PHYSINFO | HV_SCRUB_HEAP_DUMP;
+	case CONFIG_PROBE_PHYSINFO:
+		return HV_SCRUB_PHYSINFO;
+	case CONFIG_PROBE_HEAP_DUMP:
+		return HV_SCRUB_HEAP_DUMP;
+	default:
+		return 0;
+	}
 }
 
 int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
-	       const struct reaper_config *cfg, struct reaper **out)
+	       const struct config *policy, struct reaper **out)
 {
 	struct reaper *r;
 	int rc;
@@ -54,13 +66,18 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 	r->store = store;
 	r->hv = hv;
 	r->pool = pool;
-	r->cfg = *cfg;
+	r->max_jobs = policy->jobs;
 	r->published_active = UINT32_MAX;
 	rc = hv_self_domid(hv, &r->self_domid);
+	if (!rc)
+		rc = scrub_new(store, hv, &r->scrub);
+	if (!rc)
+		rc = preserved_new(&r->preserved);
 	if (rc) {
-		free(r);
+		reaper_free(r);
 		return rc;
 	}
+	reaper_set_policy(r, policy);
 	*out = r;
 	return 0;
 }
@@ -75,7 +92,19 @@ void reaper_free(struct reaper *r)
 		next = job->next;
 		job_free(job);
 	}
+	scrub_free(r->scrub);
+	preserved_free(r->preserved);
 	free(r);
+}
+
+void reaper_set_policy(struct reaper *r, const struct config *policy)
+{
+	if (r->policy && policy->jobs != r->max_jobs)
+		log_notice("jobs = %u takes effect when xenreaperd restarts; running %u at once",
+			   policy->jobs, r->max_jobs);
+	r->policy = policy;
+	scrub_configure(r->scrub, reaper_scrub_sources(policy->scrub_probe),
+			policy->scrub_probe_interval_ms);
 }
 
 struct job *reaper_find_job(const struct reaper *r, uint32_t domid)
@@ -101,6 +130,7 @@ static void reaper_remove_job(struct reaper *r, struct job *job)
 	for (struct job **link = &r->jobs; *link; link = &(*link)->next) {
 		if (*link == job) {
 			*link = job->next;
+			scrub_untrack(r->scrub, job);
 			job_free(job);
 			return;
 		}
@@ -114,6 +144,19 @@ unsigned reaper_active_jobs(const struct reaper *r)
 	for (struct job *job = r->jobs; job; job = job->next)
 		n += !job_state_is_final(job->state);
 	return n;
+}
+
+unsigned reaper_progress(const struct reaper *r)
+{
+	uint64_t total = 0, left = 0;
+
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (job_state_is_final(job->state))
+			continue;
+		total += job->pages_total;
+		left += job->pages_left;
+	}
+	return total ? (unsigned)((total - left) * 100 / total) : 100;
 }
 
 static unsigned job_mib(const struct job *job)
@@ -201,8 +244,8 @@ static void reaper_fail(struct reaper *r, struct job *job, const char *sentence)
 }
 
 /*
- * The UUID guard: 0 if DOMID exists and still carries JOB's UUID; -ESRCH if
- * it is gone; -EPERM (with SENTENCE filled) if it must not be destroyed.
+ * The UUID guard: 0 if DOMID exists, still carries JOB's UUID and may be
+ * torn down; -ESRCH if it is gone; -EPERM (with SENTENCE) if it must not be.
  */
 static int reaper_guard(const struct reaper *r, const struct job *job,
 			const struct hv_domain *domains, size_t n, char *sentence, size_t len)
@@ -229,19 +272,63 @@ static int reaper_guard(const struct reaper *r, const struct job *job,
 			 job->domid, actual, job->uuid_text);
 		return -EPERM;
 	}
+	if (config_is_protected(r->policy, job->name, job->uuid_text)) {
+		snprintf(sentence, len,
+			 "domain %u (%s) is protected by the policy file's protect list; nothing was destroyed",
+			 job->domid, job->name);
+		return -EPERM;
+	}
 	return 0;
 }
 
-/* A job for request NAME = VALUE, checked against the hypervisor's list.
- * *JOB is NULL when the request is to be dropped without a job. */
+/* A new job for DOMID/UUID, checked against DOMAINS: queued with its pool's
+ * policy, or failed with the reason it may not run. */
+static int reaper_job_for_domain(struct reaper *r, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
+				 enum job_reason reason, const struct hv_domain *domains,
+				 size_t n, struct job **out)
+{
+	char sentence[256], path[LAYOUT_PATH_LEN], *guest_name = NULL, *pool_name = NULL;
+	const struct hv_domain *d = hv_find(domains, n, domid);
+	const struct config_pool *pool;
+	struct job *job;
+	int rc;
+
+	if (d) {
+		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+		if (store_read(r->store, STORE_TX_NONE, path, &guest_name))
+			guest_name = NULL;
+		if (hv_pool_name(r->hv, d->cpupool, &pool_name))
+			pool_name = NULL;
+	}
+	rc = job_new(domid, uuid, guest_name, pool_name, &job);
+	free(guest_name);
+	free(pool_name);
+	if (rc)
+		return rc;
+	pool = config_pool_for(r->policy, job->pool[0] ? job->pool : NULL);
+	job->reason = reason;
+	job->policy = pool->scrub;
+	job->priority = (enum job_priority)pool->priority;
+	rc = reaper_guard(r, job, domains, n, sentence, sizeof(sentence));
+	if (rc == -ESRCH)
+		job_fail(job, "no domain %u exists (it is already gone or never existed); nothing was destroyed",
+			 domid);
+	else if (rc)
+		job_fail(job, "%s", sentence);
+	else
+		job->pages_total = job->pages_left = d->tot_pages;
+	*out = job;
+	return 0;
+}
+
+/* A job for request NAME = VALUE; *OUT is NULL when the request is to be
+ * dropped without one. */
 static int reaper_job_from_request(struct reaper *r, const char *name, const char *value,
 				   const struct hv_domain *domains, size_t n, struct job **out)
 {
 	static const uint8_t no_uuid[HV_UUID_LEN];
-	char sentence[256], path[LAYOUT_PATH_LEN], *guest_name = NULL, *pool = NULL;
-	const struct hv_domain *d;
 	uint8_t uuid[HV_UUID_LEN];
-	struct job *job = NULL, *existing;
+	struct job *existing;
 	uint32_t domid;
 	int rc;
 
@@ -261,37 +348,32 @@ static int reaper_job_from_request(struct reaper *r, const char *name, const cha
 		return 0;
 	}
 	if (hv_uuid_parse(value, uuid)) {
-		rc = job_new(domid, no_uuid, NULL, NULL, &job);
+		rc = job_new(domid, no_uuid, NULL, NULL, out);
 		if (rc)
 			return rc;
-		job_fail(job, "request value '%.64s' is not a UUID: write the domain's UUID "
+		job_fail(*out, "request value '%.64s' is not a UUID: write the domain's UUID "
 			 "(as `xl list -v` shows it) to " LAYOUT_REQUEST_DIR "/%u", value, domid);
-		*out = job;
 		return 0;
 	}
-	d = hv_find(domains, n, domid);
-	if (d) {
-		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-		if (store_read(r->store, STORE_TX_NONE, path, &guest_name))
-			guest_name = NULL;
-		if (hv_pool_name(r->hv, d->cpupool, &pool))
-			pool = NULL;
-	}
-	rc = job_new(domid, uuid, guest_name, pool, &job);
-	free(guest_name);
-	free(pool);
-	if (rc)
-		return rc;
-	rc = reaper_guard(r, job, domains, n, sentence, sizeof(sentence));
-	if (rc == -ESRCH)
-		job_fail(job, "no domain %u exists (it is already gone or never existed); nothing was destroyed",
-			 domid);
-	else if (rc)
-		job_fail(job, "%s", sentence);
+	return reaper_job_for_domain(r, domid, uuid, JOB_REASON_REQUEST, domains, n, out);
+}
+
+/* JOB was just created: keep it, replacing a finished job for its domid. */
+static void reaper_adopt(struct reaper *r, struct job *job)
+{
+	struct job *old = reaper_find_job(r, job->domid);
+
+	if (old)
+		reaper_remove_job(r, old);
+	reaper_append_job(r, job);
+	if (job->state == JOB_FAILED)
+		log_warning("domain %u: %s refused: %s", job->domid, job_reason_name(job->reason),
+			    job->error);
 	else
-		job->pages_total = job->pages_left = d->tot_pages;
-	*out = job;
-	return 0;
+		log_info("domain %u (%s, %u MiB, pool %s, %s, scrub %s): queued", job->domid,
+			 job->name, job_mib(job), job->pool, job_reason_name(job->reason),
+			 job_policy_name(job->policy));
+	reaper_publish_active(r);
 }
 
 /* Take one request: in one transaction, create its job and remove it. */
@@ -299,7 +381,7 @@ static int reaper_take_request(struct reaper *r, const char *name,
 			       const struct hv_domain *domains, size_t n)
 {
 	char path[LAYOUT_PATH_LEN];
-	struct job *job = NULL, *old;
+	struct job *job = NULL;
 	char *value = NULL;
 	store_tx tx;
 	int rc;
@@ -331,19 +413,10 @@ static int reaper_take_request(struct reaper *r, const char *name,
 		free(value);
 		value = NULL;
 	}
-	if (rc || !job)
-		goto out;
-	old = reaper_find_job(r, job->domid);
-	if (old)
-		reaper_remove_job(r, old);	/* a finished job replaced by a new request */
-	reaper_append_job(r, job);
-	if (job->state == JOB_FAILED)
-		log_warning("domain %u: request refused: %s", job->domid, job->error);
-	else
-		log_info("domain %u (%s, %u MiB, pool %s): queued", job->domid, job->name,
-			 job_mib(job), job->pool);
-	job = NULL;
-	reaper_publish_active(r);
+	if (!rc && job) {
+		reaper_adopt(r, job);
+		job = NULL;
+	}
 out:
 	job_free(job);
 	free(value);
@@ -380,13 +453,68 @@ out:
 	return rc;
 }
 
-static int64_t reaper_zombie_backoff(const struct reaper *r, unsigned retries)
+static bool reaper_has_job(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
-	int64_t delay = r->cfg.zombie_retry_min_ms;
+	const struct job *job = reaper_find_job(ctx, domid);
 
-	while (retries-- > 0 && delay < r->cfg.zombie_retry_max_ms)
+	return job && !memcmp(job->uuid, uuid, HV_UUID_LEN);
+}
+
+/* Dead guests whose grace period ended become jobs, like requests. */
+static int reaper_start_preserved(struct reaper *r, int64_t now)
+{
+	struct hv_domain *domains = NULL;
+	struct preserved_due due;
+	struct job *job;
+	size_t n = 0;
+	int rc = 0;
+
+	while (preserved_take_due(r->preserved, now, &due) == 0) {
+		if (!domains)
+			rc = hv_list(r->hv, &domains, &n);
+		if (!rc)
+			rc = reaper_job_for_domain(r, due.domid, due.uuid, due.reason, domains, n, &job);
+		free(due.pool);
+		if (rc)
+			break;
+		if (job->state == JOB_FAILED && !hv_find(domains, n, due.domid)) {
+			job_free(job);	/* it went away by itself during the grace period */
+			continue;
+		}
+		rc = reaper_publish(r, job, true);
+		if (rc) {
+			job_free(job);
+			break;
+		}
+		reaper_adopt(r, job);
+	}
+	free(domains);
+	return rc;
+}
+
+static int64_t reaper_zombie_backoff(unsigned retries)
+{
+	int64_t delay = REAPER_ZOMBIE_RETRY_MIN_MS;
+
+	while (retries-- > 0 && delay < REAPER_ZOMBIE_RETRY_MAX_MS)
 		delay *= 2;
-	return delay < r->cfg.zombie_retry_max_ms ? delay : r->cfg.zombie_retry_max_ms;
+	return delay < REAPER_ZOMBIE_RETRY_MAX_MS ? delay : REAPER_ZOMBIE_RETRY_MAX_MS;
+}
+
+/* JOB's domain is gone and its pages are back in the heap.  Deferred: done.
+ * Sync: scrubbing, until its share of the backlog drains (or at once if
+ * the backlog cannot be measured). */
+static void reaper_released(struct reaper *r, struct job *job)
+{
+	bool measurable = reaper_scrub_sources(r->policy->scrub_probe) != 0;
+
+	job->released_mono = clock_mono_ms();
+	if (job->state != JOB_QUEUED && measurable)
+		scrub_track(r->scrub, job);
+	if (job->policy == JOB_POLICY_SYNC && job->scrub_tracked)
+		reaper_transition(r, job, JOB_SCRUBBING);
+	else
+		reaper_transition(r, job, JOB_DONE);
 }
 
 /* After a teardown attempt, or on a domain event: settle JOB against what
@@ -400,7 +528,8 @@ static void reaper_settle(struct reaper *r, struct job *job, int result,
 	if (d && memcmp(d->uuid, job->uuid, HV_UUID_LEN))
 		d = NULL;	/* the domid now names someone else: ours is gone */
 	if (!d) {
-		reaper_transition(r, job, JOB_DONE);
+		job_set_pages_left(job, 0);
+		reaper_released(r, job);
 		return;
 	}
 	job_set_pages_left(job, d->tot_pages);
@@ -410,7 +539,7 @@ static void reaper_settle(struct reaper *r, struct job *job, int result,
 		reaper_fail(r, job, sentence);
 		return;
 	}
-	job->retry_mono = clock_mono_ms() + reaper_zombie_backoff(r, job->retries);
+	job->retry_mono = clock_mono_ms() + reaper_zombie_backoff(job->retries);
 	if (job->state != JOB_ZOMBIE) {
 		log_warning("domain %u (%s) is a zombie: dead but %" PRIu64
 			    " pages still referenced; retrying in %.1f s",
@@ -440,9 +569,9 @@ int reaper_handle_workers(struct reaper *r)
 		domains = NULL;
 		rc = hv_list(r->hv, &domains, &n);
 		if (rc) {
-			/* Cannot tell what happened: look again as a zombie would. */
+			/* Cannot tell what happened: look again as for a zombie. */
 			log_err("domain %u: listing domains after teardown: %s", domid, strerror(-rc));
-			job->retry_mono = clock_mono_ms() + r->cfg.zombie_retry_min_ms;
+			job->retry_mono = clock_mono_ms() + REAPER_ZOMBIE_RETRY_MIN_MS;
 			continue;
 		}
 		reaper_settle(r, job, result, domains, n);
@@ -459,7 +588,7 @@ static int reaper_start_queued(struct reaper *r)
 	size_t n = 0;
 	int rc = 0;
 
-	for (struct job *job = r->jobs; job && r->in_worker < r->cfg.max_jobs; job = job->next) {
+	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
 		if (job->state != JOB_QUEUED)
 			continue;
 		if (!domains) {
@@ -471,7 +600,7 @@ static int reaper_start_queued(struct reaper *r)
 		if (rc == -ESRCH) {
 			log_info("domain %u (%s) vanished before its teardown started", job->domid,
 				 job->name);
-			reaper_transition(r, job, JOB_DONE);
+			reaper_released(r, job);
 			rc = 0;
 			continue;
 		}
@@ -480,12 +609,12 @@ static int reaper_start_queued(struct reaper *r)
 			rc = 0;
 			continue;
 		}
-		rc = worker_pool_submit(r->pool, job->domid);
+		rc = worker_pool_submit(r->pool, job->domid, job->priority);
 		if (rc)
 			break;
 		job->in_worker = true;
 		r->in_worker++;
-		r->next_sample_mono = clock_mono_ms() + r->cfg.sample_ms;
+		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;
 		reaper_transition(r, job, JOB_DESTROYING);
 	}
 	free(domains);
@@ -521,9 +650,35 @@ static int reaper_sample(struct reaper *r)
 		if (job_set_pages_left(job, d ? d->tot_pages : 0))
 			job_publish_progress(job, r->store, STORE_TX_NONE);
 		if (!d && !job->in_worker)
-			reaper_transition(r, job, JOB_DONE);	/* a zombie vanished */
+			reaper_released(r, job);	/* a zombie vanished */
 	}
 	free(domains);
+	return 0;
+}
+
+/* Measure the backlog, publish each accounted job's share, and finish the
+ * sync jobs whose share has drained. */
+static int reaper_probe_scrub(struct reaper *r)
+{
+	bool figure;
+	int rc;
+
+	for (struct job *job = r->jobs; job; job = job->next)
+		job->scrub_reported = job->scrub_tracked;
+	rc = scrub_probe(r->scrub, r->jobs, &figure);
+	if (rc)
+		return rc;
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (!job->scrub_reported)
+			continue;
+		job_publish_progress(job, r->store, STORE_TX_NONE);
+		if (job->state == JOB_SCRUBBING && (!job->scrub_tracked || job->scrub_pages == 0)) {
+			log_info("domain %u (%s): its %u MiB scrubbed %.1f s after release",
+				 job->domid, job->name, job_mib(job),
+				 (clock_mono_ms() - job->released_mono) / 1000.0);
+			reaper_transition(r, job, JOB_DONE);
+		}
+	}
 	return 0;
 }
 
@@ -534,9 +689,9 @@ static int reaper_retry_zombies(struct reaper *r, int64_t now)
 	for (struct job *job = r->jobs; job; job = job->next) {
 		if (job->state != JOB_ZOMBIE || job->in_worker || job->retry_mono > now)
 			continue;
-		if (r->in_worker >= r->cfg.max_jobs)
+		if (r->in_worker >= r->max_jobs)
 			break;
-		rc = worker_pool_submit(r->pool, job->domid);
+		rc = worker_pool_submit(r->pool, job->domid, job->priority);
 		if (rc)
 			return rc;
 		job->retries++;
@@ -555,7 +710,7 @@ static void reaper_expire(struct reaper *r, int64_t now)
 	for (job = r->jobs; job; job = next) {
 		next = job->next;
 		if (!job_state_is_final(job->state) ||
-		    job->finished_mono + r->cfg.retention_ms > now)
+		    job->finished_mono + r->policy->retention_ms > now)
 			continue;
 		layout_job_path(path, job->domid, NULL);
 		if (store_rm(r->store, STORE_TX_NONE, path)) {
@@ -569,16 +724,21 @@ static void reaper_expire(struct reaper *r, int64_t now)
 
 int reaper_tick(struct reaper *r)
 {
-	int64_t now = clock_mono_ms();
+	int64_t now = clock_mono_ms(), due;
 	int rc;
 
-	rc = reaper_retry_zombies(r, now);
+	rc = reaper_start_preserved(r, now);
+	if (!rc)
+		rc = reaper_retry_zombies(r, now);
 	if (!rc)
 		rc = reaper_start_queued(r);
 	if (!rc && reaper_needs_sampling(r) && now >= r->next_sample_mono) {
-		r->next_sample_mono = now + r->cfg.sample_ms;
+		r->next_sample_mono = now + r->policy->progress_interval_ms;
 		rc = reaper_sample(r);
 	}
+	due = scrub_next_probe(r->scrub);
+	if (!rc && due >= 0 && due <= now)
+		rc = reaper_probe_scrub(r);
 	reaper_expire(r, now);
 	reaper_publish_active(r);
 	return rc;
@@ -588,11 +748,11 @@ int64_t reaper_next_deadline(const struct reaper *r)
 {
 	int64_t next = -1;
 
-#define CONSIDER(t) do { int64_t t_ = (t); if (next < 0 || t_ < next) next = t_; } while (0)
+#define CONSIDER(t) do { int64_t t_ = (t); if (t_ >= 0 && (next < 0 || t_ < next)) next = t_; } while (0)
 	for (struct job *job = r->jobs; job; job = job->next) {
 		switch (job->state) {
 		case JOB_QUEUED:
-			if (r->in_worker < r->cfg.max_jobs)
+			if (r->in_worker < r->max_jobs)
 				CONSIDER(clock_mono_ms());
 			break;
 		case JOB_DESTROYING:
@@ -602,23 +762,43 @@ int64_t reaper_next_deadline(const struct reaper *r)
 			CONSIDER(job->in_worker ? r->next_sample_mono : job->retry_mono);
 			break;
 		case JOB_SCRUBBING:
-			break;
+			break;	/* the scrub probe below decides */
 		case JOB_DONE:
 		case JOB_FAILED:
-			CONSIDER(job->finished_mono + r->cfg.retention_ms);
+			CONSIDER(job->finished_mono + r->policy->retention_ms);
 			break;
 		}
 	}
+	CONSIDER(scrub_next_probe(r->scrub));
+	CONSIDER(preserved_next_deadline(r->preserved));
 #undef CONSIDER
 	return next;
+}
+
+/* Something happened to some domain (4.17 does not say which): settle
+ * zombies, and look for dead guests to tear down automatically. */
+static int reaper_scan_domains(struct reaper *r)
+{
+	struct hv_domain *domains;
+	size_t n;
+	int rc;
+
+	rc = hv_list(r->hv, &domains, &n);
+	if (rc)
+		return rc;
+	for (struct job *job = r->jobs; job; job = job->next)
+		if (job->state == JOB_ZOMBIE && !job->in_worker)
+			reaper_settle(r, job, 0, domains, n);
+	rc = preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
+			    reaper_has_job, r);
+	free(domains);
+	return rc;
 }
 
 int reaper_handle_store_events(struct reaper *r)
 {
 	bool requests = false, domains = false;
 	char *path, *token;
-	struct hv_domain *list;
-	size_t n;
 	int rc;
 
 	while (store_next_event(r->store, &path, &token) == 0) {
@@ -635,14 +815,9 @@ int reaper_handle_store_events(struct reaper *r)
 			log_err("scanning requests: %s", strerror(-rc));
 	}
 	if (domains) {
-		/* 4.17 says only that some domain changed: look at all of ours. */
-		rc = hv_list(r->hv, &list, &n);
+		rc = reaper_scan_domains(r);
 		if (rc)
-			return rc;
-		for (struct job *job = r->jobs; job; job = job->next)
-			if (job->state == JOB_ZOMBIE && !job->in_worker)
-				reaper_settle(r, job, 0, list, n);
-		free(list);
+			log_err("scanning domains: %s", strerror(-rc));
 	}
 	return 0;
 }
@@ -671,8 +846,11 @@ static void reaper_resume_job(struct reaper *r, uint32_t domid)
 		return;
 	}
 	job->started_mono = now_mono;	/* durations after a restart count from here */
-	if (job->state == JOB_SCRUBBING)
+	if (job->state == JOB_SCRUBBING) {
+		job->released_mono = now_mono;
+		scrub_track(r->scrub, job);
 		return;
+	}
 	if (job->state != JOB_QUEUED) {
 		log_info("domain %u (%s): resuming %s teardown", job->domid, job->name,
 			 job_state_name(job->state));
@@ -711,6 +889,16 @@ int reaper_set_daemon_state(struct reaper *r, const char *state)
 	return store_write(r->store, STORE_TX_NONE, path, state);
 }
 
+int reaper_set_config_error(struct reaper *r, const char *sentence)
+{
+	char path[LAYOUT_PATH_LEN];
+
+	layout_daemon_path(path, "config-error");
+	if (!sentence)
+		return store_rm(r->store, STORE_TX_NONE, path);
+	return store_write(r->store, STORE_TX_NONE, path, sentence);
+}
+
 static int reaper_publish_daemon(struct reaper *r)
 {
 	char path[LAYOUT_PATH_LEN], when[32];
@@ -736,11 +924,20 @@ static int reaper_publish_daemon(struct reaper *r)
 	rc = store_write(r->store, STORE_TX_NONE, path, when);
 	if (rc)
 		return rc;
-	/* Make sure the directories clients write into exist. */
-	rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
+	layout_daemon_path(path, "config");
+	rc = store_write(r->store, STORE_TX_NONE, path,
+			 r->policy->path ? r->policy->path : "(built-in defaults)");
+	if (!rc)
+		rc = reaper_set_config_error(r, NULL);
 	if (rc)
 		return rc;
-	return store_write(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, "");
+	/* The directories clients write into and read from. */
+	rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
+	if (!rc)
+		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, "");
+	if (!rc && reaper_scrub_sources(r->policy->scrub_probe) == 0)
+		rc = scrub_publish_none(r->scrub);
+	return rc;
 }
 
 int reaper_start(struct reaper *r)
@@ -761,6 +958,8 @@ int reaper_start(struct reaper *r)
 	if (rc)
 		return rc;
 	rc = reaper_scan_requests(r);
+	if (!rc)
+		rc = reaper_scan_domains(r);
 	if (rc)
 		return rc;
 	reaper_publish_active(r);

@@ -8,17 +8,22 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "worker.h"
 
 struct worker_item {
 	struct worker_item *next;
 	uint32_t domid;
+	enum job_priority priority;
 	int result;
 };
 
@@ -54,6 +59,22 @@ static struct worker_item *worker_item_pop(struct worker_item **head, struct wor
 	return item;
 }
 
+/* The hypercall runs on this thread (and libxl's child, which inherits its
+ * scheduling): keep dom0 responsive by running it below ordinary work. */
+static void worker_apply_priority(enum job_priority priority)
+{
+	struct sched_param param = { 0 };
+	int policy = priority == JOB_PRIORITY_IDLE ? SCHED_IDLE : SCHED_OTHER;
+	int nice_value = priority == JOB_PRIORITY_LOW ? 10 : 0;
+	int rc;
+
+	rc = pthread_setschedparam(pthread_self(), policy, &param);
+	if (rc)
+		log_warning("worker: cannot set scheduling policy: %s", strerror(rc));
+	if (policy == SCHED_OTHER && setpriority(PRIO_PROCESS, gettid(), nice_value) < 0)
+		log_warning("worker: cannot set nice %d: %s", nice_value, strerror(errno));
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_pool *pool = arg;
@@ -70,6 +91,7 @@ static void *worker_main(void *arg)
 		pool->busy++;
 		pthread_mutex_unlock(&pool->lock);
 
+		worker_apply_priority(item->priority);
 		item->result = hv_destroy(pool->hv, item->domid);
 
 		pthread_mutex_lock(&pool->lock);
@@ -125,7 +147,7 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 	return 0;
 }
 
-int worker_pool_submit(struct worker_pool *pool, uint32_t domid)
+int worker_pool_submit(struct worker_pool *pool, uint32_t domid, enum job_priority priority)
 {
 	struct worker_item *item;
 
@@ -133,6 +155,7 @@ int worker_pool_submit(struct worker_pool *pool, uint32_t domid)
 	if (!item)
 		return -ENOMEM;
 	item->domid = domid;
+	item->priority = priority;
 	pthread_mutex_lock(&pool->lock);
 	worker_item_append(&pool->todo_tail, item);
 	pthread_cond_signal(&pool->wake);

@@ -5,13 +5,14 @@
 #include <stdint.h>
 
 #include "hv.h"
+#include "job.h"
 
 struct worker_pool;
 
 /* Start THREADS threads calling hv_destroy on HV. */
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
-/* Queue a teardown of DOMID; returns at once. */
-int worker_pool_submit(struct worker_pool *pool, uint32_t domid);
+/* Queue a teardown of DOMID, run at dom0 CPU PRIORITY; returns at once. */
+int worker_pool_submit(struct worker_pool *pool, uint32_t domid, enum job_priority priority);
 /* Polls readable while finished teardowns wait to be collected. */
 int worker_pool_fd(const struct worker_pool *pool);
 /* Collect one finished teardown: its domid and hv_destroy's result.

@@ -28,6 +28,9 @@ struct fake_hv {
 	pthread_cond_t released;
 	bool hold;
 	uint32_t self;
+	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
+	uint64_t scrub_pages;
+	unsigned scrub_probes;
 	struct fake_domain doms[FAKE_MAX];
 	unsigned n;
 	unsigned destroy_calls_gone[FAKE_MAX];	/* by slot of removed domid, simple */
@@ -118,6 +121,21 @@ static int fh_pool_name(struct hv *hv, uint32_t poolid, char **name)
 	return 0;
 }
 
+static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
+{
+	struct fake_hv *fh = fh_of(hv);
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&fh->lock);
+	fh->scrub_probes++;
+	out->source = fh->scrub_source;
+	out->pages = fh->scrub_pages;
+	out->n_nodes = 1;
+	out->node_pages[0] = fh->scrub_pages;
+	pthread_mutex_unlock(&fh->lock);
+	return (sources & out->source) ? 0 : -ENODATA;
+}
+
 static void fh_free(struct hv *hv)
 {
 	pthread_mutex_destroy(&fh_of(hv)->lock);
@@ -127,7 +145,7 @@ static void fh_free(struct hv *hv)
 
 static const struct hv_ops fake_hv_ops = {
 	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
-	.pool_name = fh_pool_name, .free = fh_free,
+	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free = fh_free,
 };
 
 struct hv *fake_hv_new(uint32_t self_domid)
@@ -245,4 +263,22 @@ int fake_hv_exists(struct hv *hv, uint32_t domid)
 
 	WITH_DOMAIN(hv, domid, found = 1);
 	return found;
+}
+
+void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->scrub_source = source;
+	fh_of(hv)->scrub_pages = pages;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+unsigned fake_hv_scrub_probes(struct hv *hv)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->scrub_probes;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
 }

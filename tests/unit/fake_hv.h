@@ -24,3 +24,8 @@ void fake_hv_shutdown(struct hv *hv, uint32_t domid, unsigned reason);
 unsigned fake_hv_destroy_calls(struct hv *hv, uint32_t domid);
 /* Whether DOMID exists. */
 int fake_hv_exists(struct hv *hv, uint32_t domid);
+/* The scrub backlog the next probes report: SOURCE (an hv_scrub_source
+ * bit, 0 for no figure) and PAGES. */
+void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages);
+/* How many scrub probes were made. */
+unsigned fake_hv_scrub_probes(struct hv *hv);

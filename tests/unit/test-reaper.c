@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
@@ -19,8 +20,20 @@ struct bed {
 	struct hv *hv;
 	struct worker_pool *pool;
 	struct reaper *r;
-	struct reaper_config cfg;
+	struct config *cfg;
 };
+
+/* A policy from INI text, as the daemon would read it from a file. */
+static struct config *policy_from(const char *text)
+{
+	struct config *cfg = NULL;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	if (config_parse(f, "test.conf", &cfg, NULL))
+		printf("# bad test policy:\n%s", text);
+	fclose(f);
+	return cfg;
+}
 
 static void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
 {
@@ -28,14 +41,14 @@ static void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
 	clock_set_fake(100000, 1700000000000);
 	b->s = fake_store_new();
 	b->hv = fake_hv_new(self);
-	reaper_config_default(&b->cfg);
-	b->cfg.max_jobs = max_jobs;
+	config_new(&b->cfg);
+	b->cfg->jobs = max_jobs;
 	worker_pool_new(b->hv, max_jobs, &b->pool);
 }
 
 static int bed_start(struct bed *b)
 {
-	int rc = reaper_new(b->s, b->hv, b->pool, &b->cfg, &b->r);
+	int rc = reaper_new(b->s, b->hv, b->pool, b->cfg, &b->r);
 
 	return rc ? rc : reaper_start(b->r);
 }
@@ -47,6 +60,7 @@ static void bed_dispose(struct bed *b)
 	worker_pool_free(b->pool);
 	hv_free(b->hv);
 	store_free(b->s);
+	config_free(b->cfg);
 }
 
 /* Run the main loop's steps until nothing is left in flight. */
@@ -322,7 +336,7 @@ static void test_retention(void)
 	struct bed b;
 
 	bed_init(&b, 0, 1);
-	b.cfg.retention_ms = 60000;
+	b.cfg->retention_ms = 60000;
 	bed_start(&b);
 	fake_hv_add(b.hv, 40, 40, 100, 0);
 	request(&b, 40, 40);
@@ -389,7 +403,7 @@ static void test_resume(void)
 	struct bed b;
 
 	bed_init(&b, 0, 1);
-	b.cfg.retention_ms = 60000;
+	b.cfg->retention_ms = 60000;
 	fake_hv_add(b.hv, 60, 60, 100, 0);
 	plant_job(b.s, 60, 60, JOB_DESTROYING, 0);	/* running when the daemon died */
 	plant_job(b.s, 61, 61, JOB_DESTROYING, 0);	/* its domain finished dying meanwhile */
@@ -426,6 +440,217 @@ static void test_resume_guard(void)
 	bed_dispose(&b);
 }
 
+static void bed_set_policy(struct bed *b, const char *text)
+{
+	struct config *cfg = policy_from(text);
+
+	cfg->jobs = b->cfg->jobs;
+	if (b->r)
+		reaper_set_policy(b->r, cfg);
+	config_free(b->cfg);
+	b->cfg = cfg;
+}
+
+static void test_sync_scrub(void)
+{
+	struct bed b;
+	unsigned probes;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nscrub = sync\n[daemon]\nscrub-probe-interval = 1s\n");
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 500);
+	fake_hv_add(b.hv, 80, 80, 1000, 0);
+	request(&b, 80, 80);
+	bed_settle(&b);
+	is_str(node(&b, 80, "policy"), "sync", "job records its sync policy");
+	is_str(node(&b, 80, "state"), "scrubbing", "sync job waits in scrubbing");
+	is_str(node(&b, 80, "scrub-pages"), "500", "  with its share of the backlog");
+	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/pages"), "500", "scrub/pages published");
+	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "heap-dump", "scrub/source published");
+	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/node/0"), "500", "scrub/node/0 published");
+	ok(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/probed") != NULL, "scrub/probed stamped");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 1000, "next probe after the interval");
+	probes = fake_hv_scrub_probes(b.hv);
+	for (int i = 0; i < 5; i++)
+		reaper_tick(b.r);
+	is_int(fake_hv_scrub_probes(b.hv), probes, "no probe before the interval, however many ticks");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 0);
+	clock_advance(1000);
+	reaper_tick(b.r);
+	is_str(node(&b, 80, "state"), "done", "done once the backlog drained");
+	is_str(node(&b, 80, "scrub-pages"), "0", "  with scrub-pages 0");
+	probes = fake_hv_scrub_probes(b.hv);
+	clock_advance(5000);
+	reaper_tick(b.r);
+	is_int(fake_hv_scrub_probes(b.hv), probes, "no probes once nothing is pending");
+	bed_dispose(&b);
+}
+
+static void test_deferred_scrub(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 700);
+	fake_hv_add(b.hv, 81, 81, 1000, 0);
+	request(&b, 81, 81);
+	bed_settle(&b);
+	is_str(node(&b, 81, "policy"), "deferred", "job records its deferred policy");
+	is_str(node(&b, 81, "state"), "done", "deferred job done when the pages are back");
+	is_str(node(&b, 81, "scrub-pages"), "700", "  while its backlog is still reported");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 0);
+	clock_advance(1000);
+	reaper_tick(b.r);
+	is_str(node(&b, 81, "scrub-pages"), "0", "and drains to 0");
+	bed_dispose(&b);
+}
+
+static void test_scrub_attribution(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 2);
+	bed_set_policy(&b, "[default]\nscrub = sync\n");
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 2000);
+	fake_hv_add(b.hv, 82, 82, 1000, 0);
+	fake_hv_add(b.hv, 83, 83, 3000, 0);
+	fake_hv_hold(b.hv);
+	request(&b, 82, 82);
+	request(&b, 83, 83);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	clock_advance(1000);
+	reaper_tick(b.r);
+	is_str(node(&b, 82, "scrub-pages"), "500", "backlog shared in proportion (1000 of 4000)");
+	is_str(node(&b, 83, "scrub-pages"), "1500", "backlog shared in proportion (3000 of 4000)");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 9000);
+	clock_advance(1000);
+	reaper_tick(b.r);
+	is_str(node(&b, 82, "scrub-pages"), "1000", "a share never exceeds what the job released");
+	is_str(node(&b, 83, "scrub-pages"), "3000", "  nor for the other");
+	bed_dispose(&b);
+}
+
+static void test_no_scrub_figure(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nscrub = sync\n[daemon]\nscrub-probe = none\n");
+	bed_start(&b);
+	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "none", "scrub/source says none");
+	ok(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/pages") == NULL, "  and no invented figure");
+	fake_hv_add(b.hv, 84, 84, 1000, 0);
+	request(&b, 84, 84);
+	bed_settle(&b);
+	is_str(node(&b, 84, "state"), "done", "sync job without a figure ends done at pages returned");
+	is_int(fake_hv_scrub_probes(b.hv), 0, "  and no probe was made");
+	bed_dispose(&b);
+}
+
+static void test_policy_captured(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nscrub = sync\n");
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 100);
+	fake_hv_add(b.hv, 85, 85, 1000, 0);
+	fake_hv_hold(b.hv);
+	request(&b, 85, 85);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	bed_set_policy(&b, "[default]\nscrub = deferred\n");	/* a reload mid-job */
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_str(node(&b, 85, "state"), "scrubbing", "a running job keeps the policy it started with");
+	bed_dispose(&b);
+}
+
+static void test_preserved(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nteardown = request\n"
+		       "[pool:pool1]\nteardown = shutdown,crash\ngrace = 2s\n");
+	bed_start(&b);
+	fake_hv_add(b.hv, 90, 90, 100, 1);	/* pool1: torn down after grace */
+	fake_hv_add(b.hv, 91, 91, 100, 0);	/* Pool-0: request only */
+	fake_hv_add(b.hv, 92, 92, 100, 1);	/* pool1, rebooting: never */
+	fake_hv_add(b.hv, 93, 93, 100, 1);	/* pool1, crashed */
+	fake_hv_shutdown(b.hv, 90, HV_SHUTDOWN_POWEROFF);
+	fake_hv_shutdown(b.hv, 91, HV_SHUTDOWN_POWEROFF);
+	fake_hv_shutdown(b.hv, 92, HV_SHUTDOWN_REBOOT);
+	fake_hv_shutdown(b.hv, 93, HV_SHUTDOWN_CRASH);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	ok(node(&b, 90, "state") == NULL, "no teardown during the grace period");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 2000, "grace period ends in 2 s");
+	clock_advance(2000);
+	bed_settle(&b);
+	is_str(node(&b, 90, "state"), "done", "powered-off guest in an auto pool torn down");
+	is_str(node(&b, 90, "reason"), "poweroff", "  with reason poweroff");
+	is_str(node(&b, 93, "state"), "done", "crashed guest in an auto pool torn down");
+	is_str(node(&b, 93, "reason"), "crash", "  with reason crash");
+	ok(node(&b, 91, "state") == NULL && fake_hv_exists(b.hv, 91),
+	   "the same in a request-only pool is left alone");
+	ok(node(&b, 92, "state") == NULL && fake_hv_exists(b.hv, 92), "a rebooting guest is left alone");
+	bed_dispose(&b);
+}
+
+static void test_preserved_revived(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nteardown = shutdown\ngrace = 5s\n");
+	bed_start(&b);
+	fake_hv_add(b.hv, 94, 94, 100, 0);
+	fake_hv_shutdown(b.hv, 94, HV_SHUTDOWN_POWEROFF);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	/* Someone else destroys it and the domid comes back as a new guest. */
+	fake_hv_remove(b.hv, 94);
+	fake_hv_add(b.hv, 94, 194, 100, 0);
+	fake_store_fire(b.s, "@introduceDomain");
+	bed_settle(&b);
+	clock_advance(5000);
+	bed_settle(&b);
+	ok(node(&b, 94, "state") == NULL && fake_hv_exists(b.hv, 94),
+	   "a new guest on a dead guest's domid is never torn down");
+	bed_dispose(&b);
+}
+
+static void test_protect(void)
+{
+	struct bed b;
+	char uuid[HV_UUID_STR_LEN], text[160];
+
+	fake_hv_uuid_text(96, uuid);
+	snprintf(text, sizeof(text), "[daemon]\nprotect = db %s\n", uuid);
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, text);
+	bed_start(&b);
+	fake_hv_add(b.hv, 95, 95, 100, 0);
+	fake_hv_add(b.hv, 96, 96, 100, 0);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/95/name", "db");
+	request(&b, 95, 95);
+	request(&b, 96, 96);
+	bed_settle(&b);
+	is_str(node(&b, 95, "state"), "failed", "domain protected by name refused");
+	ok(node(&b, 95, "error") && strstr(node(&b, 95, "error"), "protect"), "  and says why");
+	is_str(node(&b, 96, "state"), "failed", "domain protected by UUID refused");
+	ok(fake_hv_exists(b.hv, 95) && fake_hv_exists(b.hv, 96), "protected domains live");
+	bed_dispose(&b);
+}
+
 int main(void)
 {
 	test_start();
@@ -441,5 +666,13 @@ int main(void)
 	test_duplicates_and_conflicts();
 	test_resume();
 	test_resume_guard();
+	test_sync_scrub();
+	test_deferred_scrub();
+	test_scrub_attribution();
+	test_no_scrub_figure();
+	test_policy_captured();
+	test_preserved();
+	test_preserved_revived();
+	test_protect();
 	return tap_done();
 }
