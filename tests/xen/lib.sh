@@ -39,6 +39,38 @@ xb_guest() {
 	xl domid "$name"
 }
 
+# xb_initrd NAME COMMAND: a tiny busybox initramfs whose init runs COMMAND
+# (busybox applets by name); prints its path.
+xb_initrd() {
+	if [ ! -f /tmp/$1.cpio.gz ]; then
+		rm -rf /tmp/$1.d; mkdir -p /tmp/$1.d/bin
+		cp /bin/busybox /tmp/$1.d/bin/busybox
+		printf '#!/bin/busybox sh\n/bin/busybox --install -s /bin\nexport PATH=/bin\n%s\n' "$2" > /tmp/$1.d/init
+		chmod +x /tmp/$1.d/init
+		(cd /tmp/$1.d && find . | cpio -o -H newc 2>/dev/null | gzip -1) > /tmp/$1.cpio.gz
+	fi
+	echo /tmp/$1.cpio.gz
+}
+
+# xb_guest_booting NAME MIB INITRD [CONFIG-LINE...]: like xb_guest, but
+# running, with INITRD (from xb_initrd) as its whole userland.
+xb_guest_booting() {
+	name=$1 mib=$2 initrd=$3; shift 3
+	{
+		echo "name = \"$name\""
+		echo "type = \"pv\""
+		echo "kernel = \"$XB_KERNEL\""
+		echo "ramdisk = \"$initrd\""
+		echo "extra = \"console=hvc0 rdinit=/init quiet\""
+		echo "memory = $mib"
+		echo "vcpus = 1"
+		for line in "$@"; do echo "$line"; done
+	} > /tmp/$name.cfg
+	xl create /tmp/$name.cfg >/tmp/$name.create.log 2>&1 || {
+		cat /tmp/$name.create.log >&2; return 1; }
+	xl domid "$name"
+}
+
 # xb_wait_memory BASELINE_PAGES DESCRIPTION: free memory back to its
 # baseline (within 1 MiB: xenstored and the console may hold a page or two).
 xb_wait_memory() {

@@ -97,7 +97,7 @@ if command -v strace >/dev/null; then
 	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/dev/null
 	# Attached threads show their blocked call as "<detached ...>" at the end;
 	# anything else is a call that completed while idle.
-	attached=$(grep -c 'detached' /tmp/strace.idle)
+	attached=$(awk '{ print $1 }' /tmp/strace.idle | sort -u | wc -l)
 	calls=$(grep -Ev 'detached|resumed>|unfinished|^[0-9]+ +\+\+\+|---' /tmp/strace.idle | wc -l)
 	xb_check "strace attached to the daemon's $attached thread(s)" test "$attached" -gt 0
 	xb_is "$calls" 0 "idle daemon makes no system calls in 3 s"
