@@ -112,7 +112,7 @@ sed 's/^scrub = deferred/scrub = sometimes/' /tmp/xr.conf > /tmp/xr.bad && cp /t
 kill -HUP $XB_DAEMON_PID
 i=0; while [ -z "$(xb_read $XB_ROOT/daemon/config-error)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 err=$(xb_read $XB_ROOT/daemon/config-error)
-case $err in *"xr.conf:5:"*) xb_ok "bad reload published in daemon/config-error with its line" ;;
+case $err in *"xr.conf:4: scrub"*) xb_ok "bad reload published in daemon/config-error with its line" ;;
 *) xb_not_ok "bad reload published in daemon/config-error"; xb_note "  got: $err" ;; esac
 xb_request $manual
 xb_wait_state $manual done 30

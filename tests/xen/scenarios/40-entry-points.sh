@@ -1,0 +1,92 @@
+# The ways in: `xl destroy --async [--wait]` through the xl front, every
+# other xl command passed through untouched, the xenreaper command, and
+# the bounded failure when the daemon is not running.
+. $XB_LIB
+export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
+FRONT=$XB_BUILD/libxl-hook/.libs/xl
+XR=$XB_BUILD/libxl-hook/.libs/xenreaper
+base=$(xb_free_pages)
+xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+
+# --- xl destroy --async returns at once; the daemon finishes
+d=$(xb_guest async 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
+t0=$(xb_ms); $FRONT destroy --async async; rc=$?; t1=$(xb_ms)
+xb_is $rc 0 "xl destroy --async exits 0"
+xb_note "xl destroy --async of 2 GiB returned after $((t1 - t0)) ms"
+xb_wait_state $d done 60
+xb_is "$(xb_state $d)" done "the daemon finished the teardown"
+xb_wait_memory $base "2 GiB returned after xl destroy --async"
+
+# --- xl destroy --async --wait shows progress and exits 0 at done
+d=$(xb_guest waited 1024) || xb_not_ok "create 1 GiB guest"
+$FRONT destroy --async --wait $d > /tmp/wait.out 2>&1; rc=$?
+xb_is $rc 0 "xl destroy --async --wait exits 0 at done"
+xb_check "  and printed progress" grep -q 'done' /tmp/wait.out
+sed 's/^/XQTAP #   /' /tmp/wait.out | tail -n 4
+xb_is "$(xb_state $d)" done "  the job is done"
+
+# --- xenreaper destroy / wait / status / list, with --json
+d=$(xb_guest cli 512) || xb_not_ok "create 512 MiB guest"
+$XR destroy cli; rc=$?
+xb_is $rc 0 "xenreaper destroy exits 0"
+$XR wait $d > /tmp/xrwait.out 2>&1; rc=$?
+xb_is $rc 0 "xenreaper wait exits 0 at done"
+xb_check "  and printed its progress" grep -q "domain $d" /tmp/xrwait.out
+$XR status $d > /tmp/xrstatus.out 2>&1
+xb_check "xenreaper status shows the job done" grep -q done /tmp/xrstatus.out
+$XR list > /tmp/xrlist.out 2>&1; rc=$?
+xb_is $rc 0 "xenreaper list exits 0"
+xb_check "  and lists the three jobs" sh -c "test \$(grep -cE 'async|waited|cli' /tmp/xrlist.out) -ge 3"
+sed 's/^/XQTAP #   /' /tmp/xrlist.out
+$XR --json status $d > /tmp/xrjson.out 2>&1
+xb_check "xenreaper --json status is JSON with the state" grep -q '"state": *"done"' /tmp/xrjson.out
+$XR status no-such-domain > /tmp/xrbad.out 2>&1; rc=$?
+xb_check "xenreaper status of an unknown domain fails (exit $rc) with a message" \
+	sh -c "[ $rc -ne 0 ] && [ -s /tmp/xrbad.out ]"
+
+# --- every other xl command: same output, same exit status
+strip_time() { awk '{ if ($1 != "Name") $NF = ""; print }'; }
+same() {
+	desc=$1; shift
+	real_out=$(xl "$@" 2>&1); real_rc=$?
+	front_out=$($FRONT "$@" 2>&1); front_rc=$?
+	if [ "$1" = list ]; then
+		real_out=$(printf '%s\n' "$real_out" | strip_time)
+		front_out=$(printf '%s\n' "$front_out" | strip_time)
+	fi
+	if [ "$real_out" = "$front_out" ] && [ $real_rc = $front_rc ]; then
+		xb_ok "xl $desc: same output and exit status ($real_rc) through the front"
+	else
+		xb_not_ok "xl $desc through the front"
+		xb_note "  real $real_rc: $(printf '%s' "$real_out" | head -c 200)"
+		xb_note "  front $front_rc: $(printf '%s' "$front_out" | head -c 200)"
+	fi
+}
+same "list" list
+same "info" info
+same "domid Domain-0" domid Domain-0
+same "domname 0" domname 0
+same "vcpu-list 0" vcpu-list 0
+same "list nosuchdomain (fails)" list nosuchdomain
+same "destroy nosuchdomain (fails)" destroy nosuchdomain
+same "no-such-command (fails)" no-such-command
+same "destroy without a domain (fails)" destroy
+same "help" help
+
+# --- the daemon down: the request is kept, --wait gives up with a hint
+xb_daemon_stop
+d=$(xb_guest later 256) || xb_not_ok "create 256 MiB guest"
+t0=$(xb_ms)
+XENREAPER_WAIT_TIMEOUT=3 $FRONT destroy --async --wait $d > /tmp/down.out 2>&1; rc=$?
+t1=$(xb_ms)
+xb_is $rc 3 "--wait with the daemon stopped exits 3"
+xb_check "  within its bound ($((t1 - t0)) ms for a 3 s bound)" test $((t1 - t0)) -lt 8000
+xb_check "  with a hint" grep -qi 'xenreaperd' /tmp/down.out
+sed 's/^/XQTAP #   /' /tmp/down.out | tail -n 3
+xb_check "the request stayed for the daemon" test -n "$(xb_read $XB_ROOT/request/$d)"
+xb_daemon_start
+xb_wait_state $d done 30
+xb_is "$(xb_state $d)" done "served when xenreaperd starts"
+xb_daemon_stop
+[ $XB_FAILED -eq 0 ] || xb_daemon_log 20
+xb_done
