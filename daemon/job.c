@@ -192,8 +192,10 @@ bool job_set_pages_left(struct job *job, uint64_t pages)
 
 unsigned job_progress(const struct job *job)
 {
-	if (job->pages_total == 0 || job->state == JOB_DONE)
-		return job->state == JOB_QUEUED ? 0 : 100;
+	if (job->state == JOB_DONE)
+		return 100;
+	if (job->pages_total == 0)
+		return 0;	/* refused before it held anything */
 	if (job->pages_left >= job->pages_total)
 		return 0;
 	return (unsigned)((job->pages_total - job->pages_left) * 100 / job->pages_total);

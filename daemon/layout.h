@@ -5,7 +5,8 @@
  *   /tool/xenreaper/daemon/{pid,version,state,active-jobs,started,config,config-error}
  *   /tool/xenreaper/request/<domid> = <uuid>       written by clients
  *   /tool/xenreaper/job/<domid>/{state,uuid,name,pool,reason,policy,
- *        pages-total,pages-left,progress,requested,started,finished,error}
+ *        pages-total,pages-left,progress,scrub-pages,requested,started,
+ *        finished,error}
  *   /tool/xenreaper/scrub/{pages,source,probed,node/<n>}
  */
 #pragma once

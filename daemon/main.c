@@ -51,7 +51,8 @@ struct daemon {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xenreaperd [-c FILE] [--check-config] [-v]\n"
+		"usage: xenreaperd [-c FILE] [-v]\n"
+		"       xenreaperd --check-config [FILE]\n"
 		"  -c, --config FILE   policy file (default " CONFIG_DEFAULT_PATH ")\n"
 		"      --check-config  check the policy file, print it, and exit\n"
 		"  -v, --verbose       debug messages (overrides log-level)\n"

@@ -77,7 +77,7 @@ static struct preserved_guest *preserved_find(struct preserved *p, uint32_t domi
 
 int preserved_scan(struct preserved *p, struct hv *hv, const struct config *policy,
 		   const struct hv_domain *domains, size_t n, uint32_t self,
-		   preserved_has_job has_job, void *ctx)
+		   preserved_leave_alone leave_alone, void *ctx)
 {
 	struct preserved_guest **link, *g;
 	const struct config_pool *pool;
@@ -89,7 +89,7 @@ int preserved_scan(struct preserved *p, struct hv *hv, const struct config *poli
 		const struct hv_domain *d = hv_find(domains, n, g->due.domid);
 
 		if (d && !memcmp(d->uuid, g->due.uuid, HV_UUID_LEN) &&
-		    preserved_reason(d, &reason) && !has_job(ctx, d->domid, d->uuid)) {
+		    preserved_reason(d, &reason) && !leave_alone(ctx, d->domid, d->uuid)) {
 			link = &g->next;
 			continue;
 		}
@@ -100,7 +100,7 @@ int preserved_scan(struct preserved *p, struct hv *hv, const struct config *poli
 		const struct hv_domain *d = &domains[i];
 
 		if (d->domid == 0 || d->domid == self || !preserved_reason(d, &reason) ||
-		    preserved_find(p, d->domid) || has_job(ctx, d->domid, d->uuid))
+		    preserved_find(p, d->domid) || leave_alone(ctx, d->domid, d->uuid))
 			continue;
 		if (hv_pool_name(hv, d->cpupool, &pool_name))
 			pool_name = NULL;

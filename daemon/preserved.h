@@ -21,18 +21,19 @@ struct preserved_due {
 	char *pool;		/* malloc'd */
 };
 
-/* Tells whether a job already covers DOMID/UUID (then it is left alone). */
-typedef bool (*preserved_has_job)(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+/* Whether DOMID/UUID is to be left alone: a job already covers it, or the
+ * policy protects it. */
+typedef bool (*preserved_leave_alone)(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
 
 int preserved_new(struct preserved **out);
 /* Accepts NULL. */
 void preserved_free(struct preserved *p);
 /* Start the grace period of every dead guest in DOMAINS that POLICY's pool
- * tears down and HAS_JOB does not cover; forget those that are gone,
- * revived or covered.  Never considers domain 0 or SELF. */
+ * tears down and LEAVE_ALONE does not exclude; forget those that are gone,
+ * revived or excluded.  Never considers domain 0 or SELF. */
 int preserved_scan(struct preserved *p, struct hv *hv, const struct config *policy,
 		   const struct hv_domain *domains, size_t n, uint32_t self,
-		   preserved_has_job has_job, void *ctx);
+		   preserved_leave_alone leave_alone, void *ctx);
 /* Take one guest whose grace period ended by NOW; -EAGAIN if none.
  * Free OUT->pool. */
 int preserved_take_due(struct preserved *p, int64_t now, struct preserved_due *out);

@@ -38,6 +38,7 @@ struct reaper {
 	unsigned in_worker;
 	int64_t next_sample_mono;
 	unsigned published_active;
+	bool started;		/* the daemon nodes exist */
 };
 
 static unsigned reaper_scrub_sources(enum config_scrub_probe probe)
@@ -97,6 +98,15 @@ void reaper_free(struct reaper *r)
 	free(r);
 }
 
+static int reaper_publish_config(struct reaper *r)
+{
+	char path[LAYOUT_PATH_LEN];
+
+	layout_daemon_path(path, "config");
+	return store_write(r->store, STORE_TX_NONE, path,
+			   r->policy->path ? r->policy->path : "(built-in defaults)");
+}
+
 void reaper_set_policy(struct reaper *r, const struct config *policy)
 {
 	if (r->policy && policy->jobs != r->max_jobs)
@@ -105,6 +115,8 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 	r->policy = policy;
 	scrub_configure(r->scrub, reaper_scrub_sources(policy->scrub_probe),
 			policy->scrub_probe_interval_ms);
+	if (r->started && reaper_publish_config(r))
+		log_warning("could not publish daemon/config");
 }
 
 struct job *reaper_find_job(const struct reaper *r, uint32_t domid)
@@ -453,11 +465,25 @@ out:
 	return rc;
 }
 
-static bool reaper_has_job(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+/* A dead guest already covered by a job, or protected, is not ours to
+ * tear down automatically (a failed "protected" job every retention
+ * period would only be noise). */
+static bool reaper_leave_alone(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
-	const struct job *job = reaper_find_job(ctx, domid);
+	struct reaper *r = ctx;
+	const struct job *job = reaper_find_job(r, domid);
+	char path[LAYOUT_PATH_LEN], uuid_text[HV_UUID_STR_LEN], *name = NULL;
+	bool protected;
 
-	return job && !memcmp(job->uuid, uuid, HV_UUID_LEN);
+	if (job && !memcmp(job->uuid, uuid, HV_UUID_LEN))
+		return true;
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	if (store_read(r->store, STORE_TX_NONE, path, &name))
+		name = NULL;
+	hv_uuid_format(uuid, uuid_text);
+	protected = config_is_protected(r->policy, name, uuid_text);
+	free(name);
+	return protected;
 }
 
 /* Dead guests whose grace period ended become jobs, like requests. */
@@ -790,7 +816,7 @@ static int reaper_scan_domains(struct reaper *r)
 		if (job->state == JOB_ZOMBIE && !job->in_worker)
 			reaper_settle(r, job, 0, domains, n);
 	rc = preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
-			    reaper_has_job, r);
+			    reaper_leave_alone, r);
 	free(domains);
 	return rc;
 }
@@ -924,9 +950,7 @@ static int reaper_publish_daemon(struct reaper *r)
 	rc = store_write(r->store, STORE_TX_NONE, path, when);
 	if (rc)
 		return rc;
-	layout_daemon_path(path, "config");
-	rc = store_write(r->store, STORE_TX_NONE, path,
-			 r->policy->path ? r->policy->path : "(built-in defaults)");
+	rc = reaper_publish_config(r);
 	if (!rc)
 		rc = reaper_set_config_error(r, NULL);
 	if (rc)
@@ -963,5 +987,6 @@ int reaper_start(struct reaper *r)
 	if (rc)
 		return rc;
 	reaper_publish_active(r);
+	r->started = true;
 	return reaper_set_daemon_state(r, "running");
 }

@@ -29,6 +29,7 @@ struct scrub {
 	int64_t last_probe_mono;	/* 0: never */
 	unsigned tracked;		/* jobs whose pages may be pending */
 	enum hv_scrub_source last_source;
+	unsigned published_nodes;	/* scrub/node/<n> entries in xenstore */
 };
 
 int scrub_new(struct store *store, struct hv *hv, struct scrub **out)
@@ -111,11 +112,15 @@ static int scrub_publish(struct scrub *sc, const struct hv_scrub *reading)
 		return rc;
 	/* No figure: say so by its absence rather than publish a guess. */
 	if (!reading) {
+		sc->published_nodes = 0;
 		rc = store_rm(sc->store, STORE_TX_NONE, LAYOUT_SCRUB_DIR "/pages");
 		return rc ? rc : store_rm(sc->store, STORE_TX_NONE, LAYOUT_SCRUB_DIR "/node");
 	}
 	rc = store_writef(sc->store, STORE_TX_NONE, LAYOUT_SCRUB_DIR "/pages", "%" PRIu64,
 			  reading->pages);
+	if (!rc && reading->n_nodes != sc->published_nodes)
+		rc = store_rm(sc->store, STORE_TX_NONE, LAYOUT_SCRUB_DIR "/node");
+	sc->published_nodes = reading->n_nodes;
 	for (unsigned n = 0; !rc && n < reading->n_nodes; n++) {
 		snprintf(path, sizeof(path), LAYOUT_SCRUB_DIR "/node/%u", n);
 		rc = store_writef(sc->store, STORE_TX_NONE, path, "%" PRIu64, reading->node_pages[n]);

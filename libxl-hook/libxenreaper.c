@@ -699,7 +699,7 @@ int xenreaper_job_status(struct xenreaper *h, uint32_t domid, struct xenreaper_s
 			       domid, strerror(-rc));
 	if (!snap.has_request && !snap.has_job)
 		return xr_fail(h, -ENOENT,
-			       "no teardown of domain %u was requested (finished ones are forgotten after 10 minutes)",
+			       "no teardown of domain %u was requested (finished ones are forgotten after the retention period, 10 minutes by default)",
 			       domid);
 	rc = xr_daemon_running(h);
 	st->daemon_running = rc > 0;
@@ -844,7 +844,7 @@ static int xr_follow(struct xenreaper *h, const struct xr_snap *snap, uint32_t d
 			       "domain %u: the job there is for UUID %s, not %s: the request was dropped (see xenreaperd's log) or its job has expired",
 			       domid, snap->job.uuid, uuid);
 	return xr_fail(h, -ENOENT,
-		       "domain %u: there is no teardown request or job for UUID %s (never requested, or finished more than 10 minutes ago)",
+		       "domain %u: there is no teardown request or job for UUID %s (never requested, or finished longer ago than the retention period)",
 		       domid, uuid);
 }
 

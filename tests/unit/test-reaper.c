@@ -649,6 +649,22 @@ static void test_protect(void)
 	is_str(node(&b, 96, "state"), "failed", "domain protected by UUID refused");
 	ok(fake_hv_exists(b.hv, 95) && fake_hv_exists(b.hv, 96), "protected domains live");
 	bed_dispose(&b);
+
+	/* A protected guest that dies in an auto pool is not even tried. */
+	snprintf(text, sizeof(text), "[daemon]\nprotect = db\n[default]\nteardown = shutdown\ngrace = 1s\n");
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, text);
+	bed_start(&b);
+	fake_hv_add(b.hv, 97, 97, 100, 0);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/97/name", "db");
+	fake_hv_shutdown(b.hv, 97, HV_SHUTDOWN_POWEROFF);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	is_int(reaper_next_deadline(b.r), -1, "no grace period starts for a protected dead guest");
+	clock_advance(1000);
+	bed_settle(&b);
+	ok(node(&b, 97, "state") == NULL && fake_hv_exists(b.hv, 97), "  and no job is made for it");
+	bed_dispose(&b);
 }
 
 int main(void)
