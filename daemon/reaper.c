@@ -558,23 +558,20 @@ static void reaper_settle(struct reaper *r, struct job *job, int result,
 		reaper_released(r, job);
 		return;
 	}
-	job_set_pages_left(job, d->tot_pages);
+	if (job_set_pages_left(job, d->tot_pages))
+		job_publish_progress(job, r->store, STORE_TX_NONE);
 	if (result < 0 && !d->dying) {
 		snprintf(sentence, sizeof(sentence),
 			 "libxl_domain_destroy failed (%s); the domain is still alive", strerror(-result));
 		reaper_fail(r, job, sentence);
 		return;
 	}
-	job->retry_mono = clock_mono_ms() + reaper_zombie_backoff(job->retries);
-	if (job->state != JOB_ZOMBIE) {
-		log_warning("domain %u (%s) is a zombie: dead but %" PRIu64
-			    " pages still referenced; retrying in %.1f s",
-			    job->domid, job->name, d->tot_pages,
-			    (job->retry_mono - clock_mono_ms()) / 1000.0);
-		reaper_transition(r, job, JOB_ZOMBIE);
-	} else {
-		job_publish_progress(job, r->store, STORE_TX_NONE);
-	}
+	/* Dead but still there: give the last mappings a moment to go (the
+	 * sampler sees it vanish), then call it a zombie and retry. */
+	if (job->state == JOB_DESTROYING)
+		job->retry_mono = clock_mono_ms() + REAPER_ZOMBIE_SETTLE_MS;
+	else
+		job->retry_mono = clock_mono_ms() + reaper_zombie_backoff(job->retries);
 }
 
 int reaper_handle_workers(struct reaper *r)
@@ -708,24 +705,47 @@ static int reaper_probe_scrub(struct reaper *r)
 	return 0;
 }
 
+/* Dead domains that did not go away: look again, and destroy again. */
 static int reaper_retry_zombies(struct reaper *r, int64_t now)
 {
-	int rc;
+	struct hv_domain *domains = NULL;
+	const struct hv_domain *d;
+	size_t n = 0;
+	int rc = 0;
 
 	for (struct job *job = r->jobs; job; job = job->next) {
-		if (job->state != JOB_ZOMBIE || job->in_worker || job->retry_mono > now)
+		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) ||
+		    job->in_worker || job->retry_mono > now)
 			continue;
 		if (r->in_worker >= r->max_jobs)
 			break;
+		if (!domains) {
+			rc = hv_list(r->hv, &domains, &n);
+			if (rc)
+				break;
+		}
+		d = hv_find(domains, n, job->domid);
+		if (!d || memcmp(d->uuid, job->uuid, HV_UUID_LEN)) {
+			job_set_pages_left(job, 0);
+			reaper_released(r, job);
+			continue;
+		}
+		if (job->state == JOB_DESTROYING) {
+			log_warning("domain %u (%s) is a zombie: dead but %" PRIu64
+				    " pages still referenced; destroying it again",
+				    job->domid, job->name, d->tot_pages);
+			reaper_transition(r, job, JOB_ZOMBIE);
+		}
 		rc = worker_pool_submit(r->pool, job->domid, job->priority);
 		if (rc)
-			return rc;
+			break;
 		job->retries++;
 		job->in_worker = true;
 		r->in_worker++;
 		log_debug("domain %u: zombie retry %u", job->domid, job->retries);
 	}
-	return 0;
+	free(domains);
+	return rc;
 }
 
 static void reaper_expire(struct reaper *r, int64_t now)
@@ -783,6 +803,8 @@ int64_t reaper_next_deadline(const struct reaper *r)
 			break;
 		case JOB_DESTROYING:
 			CONSIDER(r->next_sample_mono);
+			if (!job->in_worker)
+				CONSIDER(job->retry_mono);
 			break;
 		case JOB_ZOMBIE:
 			CONSIDER(job->in_worker ? r->next_sample_mono : job->retry_mono);

@@ -14,6 +14,10 @@
 #include "store.h"
 #include "worker.h"
 
+/* Xen keeps a killed domain, with a page or two, until xenstored and
+ * xenconsoled drop their mappings: normally a moment.  Only a dead domain
+ * that outlives this is called a zombie. */
+#define REAPER_ZOMBIE_SETTLE_MS 1000
 /* Zombie retries: 1 s, doubling, at most a minute apart. */
 #define REAPER_ZOMBIE_RETRY_MIN_MS 1000
 #define REAPER_ZOMBIE_RETRY_MAX_MS 60000

@@ -10,7 +10,8 @@ xb_ok()      { echo "XQTAP ok $*"; }
 xb_not_ok()  { echo "XQTAP not ok $*"; XB_FAILED=$((XB_FAILED + 1)); }
 xb_note()    { echo "XQTAP # $*"; }
 # xb_check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
-xb_check()   { d=$1; shift; if "$@"; then xb_ok "$d"; else xb_not_ok "$d"; fi; }
+# (Helpers use _xb_ names: sh has no locals, and scenarios use short ones.)
+xb_check()   { _xb_desc=$1; shift; if "$@"; then xb_ok "$_xb_desc"; else xb_not_ok "$_xb_desc"; fi; }
 # xb_is GOT WANT DESCRIPTION
 xb_is() {
 	if [ "$1" = "$2" ]; then xb_ok "$3"; else xb_not_ok "$3"; xb_note "  got '$1', want '$2'"; fi
@@ -24,19 +25,19 @@ xb_free_pages() { $XB_TOOL free-pages; }
 # xb_guest NAME MIB [CONFIG-LINE...]: create a paused PV guest; prints its domid.
 # Paused is enough: `xl create -p` allocates and populates all its memory.
 xb_guest() {
-	name=$1 mib=$2; shift 2
+	_xb_name=$1 _xb_mib=$2; shift 2
 	{
-		echo "name = \"$name\""
+		echo "name = \"$_xb_name\""
 		echo "type = \"pv\""
 		echo "kernel = \"$XB_KERNEL\""
-		echo "memory = $mib"
-		echo "maxmem = $mib"
+		echo "memory = $_xb_mib"
+		echo "maxmem = $_xb_mib"
 		echo "vcpus = 1"
-		for line in "$@"; do echo "$line"; done
-	} > /tmp/$name.cfg
-	xl create -p /tmp/$name.cfg >/tmp/$name.create.log 2>&1 || {
-		cat /tmp/$name.create.log >&2; return 1; }
-	xl domid "$name"
+		for _xb_line in "$@"; do echo "$_xb_line"; done
+	} > /tmp/$_xb_name.cfg
+	xl create -p /tmp/$_xb_name.cfg >/tmp/$_xb_name.create.log 2>&1 || {
+		cat /tmp/$_xb_name.create.log >&2; return 1; }
+	xl domid "$_xb_name"
 }
 
 # xb_initrd NAME COMMAND: a tiny busybox initramfs whose init runs COMMAND
@@ -55,27 +56,27 @@ xb_initrd() {
 # xb_guest_booting NAME MIB INITRD [CONFIG-LINE...]: like xb_guest, but
 # running, with INITRD (from xb_initrd) as its whole userland.
 xb_guest_booting() {
-	name=$1 mib=$2 initrd=$3; shift 3
+	_xb_name=$1 _xb_mib=$2 _xb_initrd=$3; shift 3
 	{
-		echo "name = \"$name\""
+		echo "name = \"$_xb_name\""
 		echo "type = \"pv\""
 		echo "kernel = \"$XB_KERNEL\""
-		echo "ramdisk = \"$initrd\""
+		echo "ramdisk = \"$_xb_initrd\""
 		echo "extra = \"console=hvc0 rdinit=/init quiet\""
-		echo "memory = $mib"
+		echo "memory = $_xb_mib"
 		echo "vcpus = 1"
-		for line in "$@"; do echo "$line"; done
-	} > /tmp/$name.cfg
-	xl create /tmp/$name.cfg >/tmp/$name.create.log 2>&1 || {
-		cat /tmp/$name.create.log >&2; return 1; }
-	xl domid "$name"
+		for _xb_line in "$@"; do echo "$_xb_line"; done
+	} > /tmp/$_xb_name.cfg
+	xl create /tmp/$_xb_name.cfg >/tmp/$_xb_name.create.log 2>&1 || {
+		cat /tmp/$_xb_name.create.log >&2; return 1; }
+	xl domid "$_xb_name"
 }
 
 # xb_wait_memory BASELINE_PAGES DESCRIPTION: free memory back to its
 # baseline (within 1 MiB: xenstored and the console may hold a page or two).
 xb_wait_memory() {
-	if waited=$($XB_TOOL wait-free $(($1 - 256)) 60000); then
-		xb_ok "$2 (back after ${waited} ms)"
+	if _xb_waited=$($XB_TOOL wait-free $(($1 - 256)) 60000); then
+		xb_ok "$2 (back after ${_xb_waited} ms)"
 	else
 		xb_not_ok "$2"; xb_note "  free $(xb_free_pages) pages, baseline $1"
 	fi
@@ -87,10 +88,10 @@ xb_state()   { xb_read $XB_ROOT/job/$1/state; }
 xb_request() { xenstore-write $XB_ROOT/request/$1 "${2:-$($XB_TOOL uuid $1)}"; }
 # xb_wait_state DOMID STATE SECONDS: poll the job until it reaches STATE.
 xb_wait_state() {
-	i=0
-	while [ $i -lt $(($3 * 10)) ]; do
+	_xb_i=0
+	while [ $_xb_i -lt $(($3 * 10)) ]; do
 		[ "$(xb_state $1)" = "$2" ] && return 0
-		sleep 0.1; i=$((i + 1))
+		sleep 0.1; _xb_i=$((_xb_i + 1))
 	done
 	return 1
 }
@@ -99,11 +100,11 @@ xb_wait_state() {
 xb_daemon_start() {
 	$XB_DAEMON "$@" >>/tmp/xenreaperd.log 2>&1 &
 	XB_DAEMON_PID=$!
-	i=0
-	while [ $i -lt 100 ]; do
+	_xb_i=0
+	while [ $_xb_i -lt 100 ]; do
 		[ "$(xb_read $XB_ROOT/daemon/state)" = running ] &&
 			[ "$(xb_read $XB_ROOT/daemon/pid)" = $XB_DAEMON_PID ] && return 0
-		sleep 0.1; i=$((i + 1))
+		sleep 0.1; _xb_i=$((_xb_i + 1))
 	done
 	echo "xenreaperd did not start:" >&2; tail -20 /tmp/xenreaperd.log >&2
 	return 1
