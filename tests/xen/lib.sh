@@ -20,6 +20,14 @@ xb_is() {
 xb_done()    { exit $((XB_FAILED > 0)); }
 
 xb_ms()         { $XB_TOOL ms; }
+# xb_time VAR CMD...: run CMD, set VAR to the ms it blocked (its own start-up
+# included, xbtool's not); returns CMD's status.
+xb_time() {
+	_xb_var=$1; shift
+	$XB_TOOL time /tmp/xb_time.ms "$@"; _xb_rc=$?
+	eval "$_xb_var=\$(cat /tmp/xb_time.ms)"
+	return $_xb_rc
+}
 xb_free_pages() { $XB_TOOL free-pages; }
 
 # xb_guest NAME MIB [CONFIG-LINE...]: create a paused PV guest; prints its domid.

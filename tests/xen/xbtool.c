@@ -12,12 +12,24 @@
  *   xbtool wait-below DOMID PAGES MS  wait until DOMID holds fewer than PAGES
  *                                  (a teardown is under way); print tot_pages
  *   xbtool ms                      wall-clock milliseconds
+ *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
+ *                                  caller (ms, fork to exit) into FILE;
+ *                                  exit with CMD's status
+ *   xbtool back FILE PAGES CMD [ARG...]  the same, and also wait until free
+ *                                  pages reach PAGES; FILE gets
+ *                                  "BLOCKED_MS BACK_MS", both from the fork
+ *
+ * Under emulation starting any process costs hundreds of milliseconds, so
+ * "t0=$(xbtool ms); cmd; t1=$(xbtool ms)" mostly measures xbtool itself;
+ * `time` measures the command alone.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <xenctrl.h>
@@ -50,10 +62,66 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
 }
 
+/* `time` and `back`: ARGS is FILE [PAGES] CMD... */
+static int time_command(bool until_free, char **args)
+{
+	int64_t start, blocked = -1, back = -1;
+	uint64_t target = 0, pages;
+	xc_interface *xch = NULL;
+	const char *file = *args++;
+	int status = 0, exited = 0;
+	FILE *out;
+	pid_t pid;
+
+	if (until_free) {
+		target = strtoull(*args++, NULL, 10);
+		xch = xc_interface_open(NULL, NULL, 0);
+		if (!xch) {
+			perror("xbtool: xc_interface_open");
+			return 2;
+		}
+	}
+	start = now_ms(CLOCK_MONOTONIC);
+	pid = fork();
+	if (pid == 0) {
+		execvp(args[0], args);
+		perror(args[0]);
+		_exit(127);
+	}
+	if (pid < 0) {
+		perror("xbtool: fork");
+		return 2;
+	}
+	/* Poll both: the command's exit, and (for back) the free memory. */
+	while (!exited || (until_free && back < 0)) {
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			blocked = now_ms(CLOCK_MONOTONIC) - start;
+		}
+		if (until_free && back < 0 && !free_pages(xch, &pages) && pages >= target)
+			back = now_ms(CLOCK_MONOTONIC) - start;
+		if (now_ms(CLOCK_MONOTONIC) - start > 300000)
+			break;
+		usleep(2000);
+	}
+	if (xch)
+		xc_interface_close(xch);
+	out = fopen(file, "w");
+	if (out) {
+		if (until_free)
+			fprintf(out, "%" PRId64 " %" PRId64 "\n", blocked, back);
+		else
+			fprintf(out, "%" PRId64 "\n", blocked);
+		fclose(out);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
-		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms\n");
+		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
+		"       time FILE CMD... | back FILE PAGES CMD...\n");
 	return 2;
 }
 
@@ -67,6 +135,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return usage();
+	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
+		return time_command(argv[1][0] == 'b', argv + 2);
 	if (!strcmp(argv[1], "ms")) {
 		printf("%" PRId64 "\n", now_ms(CLOCK_REALTIME));
 		return 0;

@@ -9,10 +9,8 @@ for mib in 512 1024 2048; do
 	domid=$(xb_guest base$mib $mib) || { xb_not_ok "create a $mib MiB guest"; continue; }
 	t1=$(xb_ms)
 	xb_is "$($XB_TOOL pages $domid)" $((mib * 256)) "$mib MiB guest populated ($((t1 - t0)) ms to create)"
-	t0=$(xb_ms)
-	xl destroy $domid
-	t1=$(xb_ms)
-	xb_note "xl destroy of $mib MiB blocked the caller $((t1 - t0)) ms"
+	xb_time blocked xl destroy $domid
+	xb_note "xl destroy of $mib MiB blocked the caller $blocked ms"
 	xb_check "$mib MiB guest gone after xl destroy" sh -c "! $XB_TOOL pages $domid >/dev/null"
 	xb_wait_memory $base "$mib MiB returned to the free pool"
 done
