@@ -66,7 +66,7 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 static int time_command(bool until_free, char **args)
 {
 	int64_t start, blocked = -1, back = -1;
-	uint64_t target = 0, pages;
+	uint64_t target = 0, pages = 0;
 	xc_interface *xch = NULL;
 	const char *file = *args++;
 	int status = 0, exited = 0;
