@@ -1,21 +1,25 @@
-# The quick-start demo: an asynchronous teardown, seen through xenstore.
+# The quick-start demo: asynchronous teardown through xenstore, then
+# through `xl destroy --async --wait` and the xenreaper command.
 . $XB_LIB
+export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
+PATH=$XB_BUILD/libxl-hook/.libs:$PATH	# the xl front first, as an admin would set it up
 say() { echo; echo "==> $*"; }
 say "starting xenreaperd"
 xb_daemon_start || { tail /tmp/xenreaperd.log; exit 1; }
 xenstore-ls /tool/xenreaper/daemon
-say "creating a paused 2 GiB PV guest (about 15 s under emulation)"
+
+say "creating a paused 2 GiB PV guest 'demo' (about 15 s under emulation)"
 domid=$(xb_guest demo 2048) || exit 1
 xl list
 say "free memory: $(( $(xb_free_pages) / 256 )) MiB"
 uuid=$($XB_TOOL uuid $domid)
 say "xenstore-write /tool/xenreaper/request/$domid $uuid"
-t0=$(xb_ms); xenstore-write /tool/xenreaper/request/$domid $uuid; t1=$(xb_ms)
-echo "the request returned in $((t1 - t0)) ms; the daemon does the rest:"
+t0=$(xb_ms); xenstore-write /tool/xenreaper/request/$domid $uuid
+echo "the request is written; the daemon does the rest:"
 last=
 while :; do
 	line="state=$(xb_state $domid) pages-left=$(xb_read $XB_ROOT/job/$domid/pages-left) progress=$(xb_read $XB_ROOT/job/$domid/progress)%"
-	[ "$line" != "$last" ] && echo "  $(( $(xb_ms) - t0 )) ms  $line"
+	[ "$line" != "$last" ] && echo "  +$(( $(xb_ms) - t0 )) ms  $line"
 	last=$line
 	case $line in state=done*|state=failed*) break ;; esac
 	sleep 0.05
@@ -23,6 +27,13 @@ done
 say "xenstore-ls /tool/xenreaper/job/$domid"
 xenstore-ls /tool/xenreaper/job/$domid
 say "free memory: $(( $(xb_free_pages) / 256 )) MiB"
+
+say "creating another 2 GiB guest 'demo2'"
+xb_guest demo2 2048 >/dev/null || exit 1
+say "xl destroy --async --wait demo2"
+xl destroy --async --wait demo2
+say "xenreaper list"
+xenreaper list
 say "the daemon's log"
 cat /tmp/xenreaperd.log
 xb_daemon_stop
