@@ -33,6 +33,9 @@ mid=$(awk '$1 == "destroying" && $2 > 0 && $2 < 524288' /tmp/samples | wc -l)
 xb_note "samples taken while destroying with 0 < pages-left < total: $mid"
 xb_check "no domain $domid left" sh -c "! $XB_TOOL pages $domid >/dev/null"
 xb_wait_memory $base "2 GiB returned after the daemon's teardown"
+# The teardown ran on a worker at the default priority, low: nice 10.
+nices=$(awk '{ print $19 }' /proc/$XB_DAEMON_PID/task/*/stat | sort -n | tr '\n' ' ')
+xb_check "the teardown worker ran at nice 10 (thread nice values: $nices)" sh -c "echo '$nices' | grep -qw 10"
 for leaf in requested started finished; do
 	xb_check "job has a $leaf time" sh -c "xenstore-read $XB_ROOT/job/$domid/$leaf | grep -Eq '^[0-9]+\.[0-9]{3}$'"
 done
