@@ -65,7 +65,7 @@ same "list" list
 same "info" info
 same "domid Domain-0" domid Domain-0
 same "domname 0" domname 0
-same "vcpu-list 0" vcpu-list 0
+same "cpupool-list" cpupool-list
 same "list nosuchdomain (fails)" list nosuchdomain
 same "destroy nosuchdomain (fails)" destroy nosuchdomain
 same "no-such-command (fails)" no-such-command
