@@ -1,12 +1,13 @@
 /*
  * reaper: the state machine's driver.  All of it runs on the main thread;
  * workers only call hv_destroy.  Every decision that could destroy a domain
- * goes through reaper_guard(), which compares the hypervisor's own UUID for
+ * goes through intake_guard(), which compares the hypervisor's own UUID for
  * the domid with the one captured in the request (or when a dead guest was
  * noticed): a domain nobody asked for is never torn down.  A job captures
  * its pool's policy when it is created and keeps it across reloads.  It
- * does not parse the policy file (config.c), measure the scrub backlog
- * (scrub.c) or time grace periods (preserved.c).
+ * does not turn requests into jobs (intake.c), parse the policy file
+ * (config.c), measure the scrub backlog (scrub.c) or time grace periods
+ * (preserved.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,26 +21,8 @@
 #include "layout.h"
 #include "log.h"
 #include "preserved.h"
-#include "reaper.h"
+#include "reaper-private.h"
 #include "scrub.h"
-
-#define REAPER_TX_RETRIES 16
-
-struct reaper {
-	struct store *store;
-	struct hv *hv;
-	struct worker_pool *pool;
-	const struct config *policy;
-	struct scrub *scrub;
-	struct preserved *preserved;
-	struct job *jobs;	/* in request order */
-	uint32_t self_domid;
-	unsigned max_jobs;
-	unsigned in_worker;
-	int64_t next_sample_mono;
-	unsigned published_active;
-	bool started;		/* the daemon nodes exist */
-};
 
 static unsigned reaper_scrub_sources(enum config_scrub_probe probe)
 {
@@ -127,7 +110,7 @@ struct job *reaper_find_job(const struct reaper *r, uint32_t domid)
 	return NULL;
 }
 
-static void reaper_append_job(struct reaper *r, struct job *job)
+void reaper_append_job(struct reaper *r, struct job *job)
 {
 	struct job **tail = &r->jobs;
 
@@ -137,7 +120,7 @@ static void reaper_append_job(struct reaper *r, struct job *job)
 	*tail = job;
 }
 
-static void reaper_remove_job(struct reaper *r, struct job *job)
+void reaper_remove_job(struct reaper *r, struct job *job)
 {
 	for (struct job **link = &r->jobs; *link; link = &(*link)->next) {
 		if (*link == job) {
@@ -171,13 +154,13 @@ unsigned reaper_progress(const struct reaper *r)
 	return total ? (unsigned)((total - left) * 100 / total) : 100;
 }
 
-static unsigned job_mib(const struct job *job)
+unsigned reaper_job_mib(const struct job *job)
 {
 	return (unsigned)(job->pages_total / 256);
 }
 
 /* Publish JOB's state nodes (or all of them) atomically, retrying conflicts. */
-static int reaper_publish(struct reaper *r, const struct job *job, bool all)
+int reaper_publish_job(struct reaper *r, const struct job *job, bool all)
 {
 	store_tx tx;
 	int rc;
@@ -198,7 +181,7 @@ static int reaper_publish(struct reaper *r, const struct job *job, bool all)
 	return -EAGAIN;
 }
 
-static int reaper_publish_active(struct reaper *r)
+int reaper_publish_active(struct reaper *r)
 {
 	char path[LAYOUT_PATH_LEN];
 	unsigned active = reaper_active_jobs(r);
@@ -223,12 +206,12 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 
 	if (job_state_is_final(job->state) && job->started_mono)
 		log_info("domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
-			 job->name, job_mib(job), job_state_name(from), job_state_name(job->state),
+			 job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
 			 (job->finished_mono - job->started_mono) / 1000.0, sep, why);
 	else
 		log_info("domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
-			 job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
-	rc = reaper_publish(r, job, false);
+			 reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
+	rc = reaper_publish_job(r, job, false);
 	if (rc)
 		log_warning("domain %u: could not publish state %s: %s", job->domid,
 			    job_state_name(job->state), strerror(-rc));
@@ -253,269 +236,6 @@ static void reaper_fail(struct reaper *r, struct job *job, const char *sentence)
 
 	if (job_fail(job, "%s", sentence) == 0)
 		reaper_announce(r, job, from);
-}
-
-/*
- * The UUID guard: 0 if DOMID exists, still carries JOB's UUID and may be
- * torn down; -ESRCH if it is gone; -EPERM (with SENTENCE) if it must not be.
- */
-static int reaper_guard(const struct reaper *r, const struct job *job,
-			const struct hv_domain *domains, size_t n, char *sentence, size_t len)
-{
-	const struct hv_domain *d;
-	char actual[HV_UUID_STR_LEN];
-
-	if (job->domid == 0) {
-		snprintf(sentence, len, "domain 0 is the control domain and is never torn down");
-		return -EPERM;
-	}
-	if (job->domid == r->self_domid) {
-		snprintf(sentence, len, "domain %u is where xenreaperd itself runs and is never torn down",
-			 job->domid);
-		return -EPERM;
-	}
-	d = hv_find(domains, n, job->domid);
-	if (!d)
-		return -ESRCH;
-	if (memcmp(d->uuid, job->uuid, HV_UUID_LEN)) {
-		hv_uuid_format(d->uuid, actual);
-		snprintf(sentence, len,
-			 "domain %u has UUID %s, not the requested %s: the request is stale or the domid was reused; nothing was destroyed",
-			 job->domid, actual, job->uuid_text);
-		return -EPERM;
-	}
-	if (config_is_protected(r->policy, job->name, job->uuid_text)) {
-		snprintf(sentence, len,
-			 "domain %u (%s) is protected by the policy file's protect list; nothing was destroyed",
-			 job->domid, job->name);
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* A new job for DOMID/UUID, checked against DOMAINS: queued with its pool's
- * policy, or failed with the reason it may not run. */
-static int reaper_job_for_domain(struct reaper *r, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
-				 enum job_reason reason, const struct hv_domain *domains,
-				 size_t n, struct job **out)
-{
-	char sentence[256], path[LAYOUT_PATH_LEN], *guest_name = NULL, *pool_name = NULL;
-	const struct hv_domain *d = hv_find(domains, n, domid);
-	const struct config_pool *pool;
-	struct job *job;
-	int rc;
-
-	if (d) {
-		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-		if (store_read(r->store, STORE_TX_NONE, path, &guest_name))
-			guest_name = NULL;
-		if (hv_pool_name(r->hv, d->cpupool, &pool_name))
-			pool_name = NULL;
-	}
-	rc = job_new(domid, uuid, guest_name, pool_name, &job);
-	free(guest_name);
-	free(pool_name);
-	if (rc)
-		return rc;
-	pool = config_pool_for(r->policy, job->pool[0] ? job->pool : NULL);
-	job->reason = reason;
-	job->policy = pool->scrub;
-	job->priority = (enum job_priority)pool->priority;
-	rc = reaper_guard(r, job, domains, n, sentence, sizeof(sentence));
-	if (rc == -ESRCH)
-		job_fail(job, "no domain %u exists (it is already gone or never existed); nothing was destroyed",
-			 domid);
-	else if (rc)
-		job_fail(job, "%s", sentence);
-	else
-		job->pages_total = job->pages_left = d->tot_pages;
-	*out = job;
-	return 0;
-}
-
-/* A job for request NAME = VALUE; *OUT is NULL when the request is to be
- * dropped without one. */
-static int reaper_job_from_request(struct reaper *r, const char *name, const char *value,
-				   const struct hv_domain *domains, size_t n, struct job **out)
-{
-	static const uint8_t no_uuid[HV_UUID_LEN];
-	uint8_t uuid[HV_UUID_LEN];
-	struct job *existing;
-	uint32_t domid;
-	int rc;
-
-	*out = NULL;
-	if (layout_parse_domid(name, &domid)) {
-		log_warning("request '%s' dropped: its name must be a domid (0..%u) and its value the domain's UUID",
-			    name, LAYOUT_DOMID_MAX);
-		return 0;
-	}
-	existing = reaper_find_job(r, domid);
-	if (existing && !job_state_is_final(existing->state)) {
-		if (hv_uuid_parse(value, uuid) || memcmp(uuid, existing->uuid, HV_UUID_LEN))
-			log_warning("request for domain %u (UUID '%s') dropped: a job for UUID %s is already %s",
-				    domid, value, existing->uuid_text, job_state_name(existing->state));
-		else
-			log_debug("duplicate request for domain %u dropped", domid);
-		return 0;
-	}
-	if (hv_uuid_parse(value, uuid)) {
-		rc = job_new(domid, no_uuid, NULL, NULL, out);
-		if (rc)
-			return rc;
-		job_fail(*out, "request value '%.64s' is not a UUID: write the domain's UUID "
-			 "(as `xl list -v` shows it) to " LAYOUT_REQUEST_DIR "/%u", value, domid);
-		return 0;
-	}
-	return reaper_job_for_domain(r, domid, uuid, JOB_REASON_REQUEST, domains, n, out);
-}
-
-/* JOB was just created: keep it, replacing a finished job for its domid. */
-static void reaper_adopt(struct reaper *r, struct job *job)
-{
-	struct job *old = reaper_find_job(r, job->domid);
-
-	if (old)
-		reaper_remove_job(r, old);
-	reaper_append_job(r, job);
-	if (job->state == JOB_FAILED)
-		log_warning("domain %u: %s refused: %s", job->domid, job_reason_name(job->reason),
-			    job->error);
-	else
-		log_info("domain %u (%s, %u MiB, pool %s, %s, scrub %s): queued", job->domid,
-			 job->name, job_mib(job), job->pool, job_reason_name(job->reason),
-			 job_policy_name(job->policy));
-	reaper_publish_active(r);
-}
-
-/* Take one request: in one transaction, create its job and remove it. */
-static int reaper_take_request(struct reaper *r, const char *name,
-			       const struct hv_domain *domains, size_t n)
-{
-	char path[LAYOUT_PATH_LEN];
-	struct job *job = NULL;
-	char *value = NULL;
-	store_tx tx;
-	int rc;
-
-	snprintf(path, sizeof(path), LAYOUT_REQUEST_DIR "/%s", name);
-	for (int attempt = 0; attempt < REAPER_TX_RETRIES; attempt++) {
-		rc = store_tx_start(r->store, &tx);
-		if (rc)
-			return rc;
-		rc = store_read(r->store, tx, path, &value);
-		if (rc) {
-			store_tx_end(r->store, tx, true);
-			return rc == -ENOENT ? 0 : rc;
-		}
-		rc = reaper_job_from_request(r, name, value, domains, n, &job);
-		if (!rc && job)
-			rc = job_publish(job, r->store, tx);
-		if (!rc)
-			rc = store_rm(r->store, tx, path);
-		if (rc) {
-			store_tx_end(r->store, tx, true);
-			goto out;
-		}
-		rc = store_tx_end(r->store, tx, false);
-		if (rc != -EAGAIN)
-			break;
-		job_free(job);
-		job = NULL;
-		free(value);
-		value = NULL;
-	}
-	if (!rc && job) {
-		reaper_adopt(r, job);
-		job = NULL;
-	}
-out:
-	job_free(job);
-	free(value);
-	return rc;
-}
-
-static int reaper_scan_requests(struct reaper *r)
-{
-	struct hv_domain *domains = NULL;
-	char **names = NULL;
-	unsigned n_names = 0;
-	size_t n = 0;
-	int rc;
-
-	rc = store_list(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, &names, &n_names);
-	if (rc == -ENOENT || (!rc && n_names == 0))
-		goto out_ok;
-	if (rc)
-		goto out;
-	rc = hv_list(r->hv, &domains, &n);
-	if (rc)
-		goto out;
-	for (unsigned i = 0; i < n_names; i++) {
-		rc = reaper_take_request(r, names[i], domains, n);
-		if (rc)
-			log_err("request %s: %s (left in place, retried on the next event)",
-				names[i], strerror(-rc));
-	}
-out_ok:
-	rc = 0;
-out:
-	free(domains);
-	store_names_free(names, n_names);
-	return rc;
-}
-
-/* A dead guest already covered by a job, or protected, is not ours to
- * tear down automatically (a failed "protected" job every retention
- * period would only be noise). */
-static bool reaper_leave_alone(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
-{
-	struct reaper *r = ctx;
-	const struct job *job = reaper_find_job(r, domid);
-	char path[LAYOUT_PATH_LEN], uuid_text[HV_UUID_STR_LEN], *name = NULL;
-	bool protected;
-
-	if (job && !memcmp(job->uuid, uuid, HV_UUID_LEN))
-		return true;
-	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-	if (store_read(r->store, STORE_TX_NONE, path, &name))
-		name = NULL;
-	hv_uuid_format(uuid, uuid_text);
-	protected = config_is_protected(r->policy, name, uuid_text);
-	free(name);
-	return protected;
-}
-
-/* Dead guests whose grace period ended become jobs, like requests. */
-static int reaper_start_preserved(struct reaper *r, int64_t now)
-{
-	struct hv_domain *domains = NULL;
-	struct preserved_due due;
-	struct job *job;
-	size_t n = 0;
-	int rc = 0;
-
-	while (preserved_take_due(r->preserved, now, &due) == 0) {
-		if (!domains)
-			rc = hv_list(r->hv, &domains, &n);
-		if (!rc)
-			rc = reaper_job_for_domain(r, due.domid, due.uuid, due.reason, domains, n, &job);
-		free(due.pool);
-		if (rc)
-			break;
-		if (job->state == JOB_FAILED && !hv_find(domains, n, due.domid)) {
-			job_free(job);	/* it went away by itself during the grace period */
-			continue;
-		}
-		rc = reaper_publish(r, job, true);
-		if (rc) {
-			job_free(job);
-			break;
-		}
-		reaper_adopt(r, job);
-	}
-	free(domains);
-	return rc;
 }
 
 static int64_t reaper_zombie_backoff(unsigned retries)
@@ -619,7 +339,7 @@ static int reaper_start_queued(struct reaper *r)
 			if (rc)
 				break;
 		}
-		rc = reaper_guard(r, job, domains, n, sentence, sizeof(sentence));
+		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
 		if (rc == -ESRCH) {
 			log_info("domain %u (%s) vanished before its teardown started", job->domid,
 				 job->name);
@@ -697,7 +417,7 @@ static int reaper_probe_scrub(struct reaper *r)
 		job_publish_progress(job, r->store, STORE_TX_NONE);
 		if (job->state == JOB_SCRUBBING && (!job->scrub_tracked || job->scrub_pages == 0)) {
 			log_info("domain %u (%s): its %u MiB scrubbed %.1f s after release",
-				 job->domid, job->name, job_mib(job),
+				 job->domid, job->name, reaper_job_mib(job),
 				 (clock_mono_ms() - job->released_mono) / 1000.0);
 			reaper_transition(r, job, JOB_DONE);
 		}
@@ -773,7 +493,7 @@ int reaper_tick(struct reaper *r)
 	int64_t now = clock_mono_ms(), due;
 	int rc;
 
-	rc = reaper_start_preserved(r, now);
+	rc = intake_preserved(r, now);
 	if (!rc)
 		rc = reaper_retry_zombies(r, now);
 	if (!rc)
@@ -838,7 +558,7 @@ static int reaper_scan_domains(struct reaper *r)
 		if (job->state == JOB_ZOMBIE && !job->in_worker)
 			reaper_settle(r, job, 0, domains, n);
 	rc = preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
-			    reaper_leave_alone, r);
+			    intake_leave_alone, r);
 	free(domains);
 	return rc;
 }
@@ -858,7 +578,7 @@ int reaper_handle_store_events(struct reaper *r)
 		free(token);
 	}
 	if (requests) {
-		rc = reaper_scan_requests(r);
+		rc = intake_requests(r);
 		if (rc)
 			log_err("scanning requests: %s", strerror(-rc));
 	}
@@ -1003,7 +723,7 @@ int reaper_start(struct reaper *r)
 		rc = store_watch(r->store, "@introduceDomain", LAYOUT_TOKEN_DOMAIN);
 	if (rc)
 		return rc;
-	rc = reaper_scan_requests(r);
+	rc = intake_requests(r);
 	if (!rc)
 		rc = reaper_scan_domains(r);
 	if (rc)
