@@ -11,6 +11,9 @@
  *   xbtool wait-gone DOMID MS      wait until DOMID is gone; print ms waited
  *   xbtool wait-below DOMID PAGES MS  wait until DOMID holds fewer than PAGES
  *                                  (a teardown is under way); print tot_pages
+ *   xbtool sample-job DOMID MS FILE  every 20 ms until the job is done or
+ *                                  failed (or MS passed), append
+ *                                  "ms state pages-left" to FILE
  *   xbtool ms                      wall-clock milliseconds
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
@@ -33,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <xenctrl.h>
+#include <xenstore.h>
 
 static int64_t now_ms(clockid_t id)
 {
@@ -117,6 +121,43 @@ static int time_command(bool until_free, char **args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A shell loop of xenstore-read manages a sample every few hundred ms
+ * under emulation; this takes one every 20 ms, in one process. */
+static int sample_job(const char *domid, int64_t limit, const char *file)
+{
+	struct xs_handle *xsh = xs_open(0);
+	char path[128], *state, *left;
+	int64_t start = now_ms(CLOCK_MONOTONIC);
+	unsigned len;
+	FILE *out;
+	int done = 0;
+
+	if (!xsh) {
+		perror("xbtool: xs_open");
+		return 2;
+	}
+	out = fopen(file, "a");
+	if (!out) {
+		xs_close(xsh);
+		return 2;
+	}
+	while (!done && now_ms(CLOCK_MONOTONIC) - start < limit) {
+		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/state", domid);
+		state = xs_read(xsh, XBT_NULL, path, &len);
+		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/pages-left", domid);
+		left = xs_read(xsh, XBT_NULL, path, &len);
+		fprintf(out, "%" PRId64 " %s %s\n", now_ms(CLOCK_MONOTONIC) - start,
+			state ? state : "-", left ? left : "-");
+		done = state && (!strcmp(state, "done") || !strcmp(state, "failed"));
+		free(state);
+		free(left);
+		usleep(20000);
+	}
+	fclose(out);
+	xs_close(xsh);
+	return done ? 0 : 1;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
@@ -137,6 +178,8 @@ int main(int argc, char **argv)
 		return usage();
 	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
 		return time_command(argv[1][0] == 'b', argv + 2);
+	if (!strcmp(argv[1], "sample-job") && argc == 5)
+		return sample_job(argv[2], atoll(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "ms")) {
 		printf("%" PRId64 "\n", now_ms(CLOCK_REALTIME));
 		return 0;
