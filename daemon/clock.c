@@ -9,7 +9,7 @@
 #include "clock.h"
 
 static bool clock_fake;
-static int64_t clock_fake_mono, clock_fake_wall;
+static int64_t clock_fake_mono, clock_fake_wall, clock_fake_drift;
 
 static int64_t clock_read(clockid_t id)
 {
@@ -21,7 +21,10 @@ static int64_t clock_read(clockid_t id)
 
 int64_t clock_mono_ms(void)
 {
-	return clock_fake ? clock_fake_mono : clock_read(CLOCK_MONOTONIC);
+	if (!clock_fake)
+		return clock_read(CLOCK_MONOTONIC);
+	clock_fake_mono += clock_fake_drift;
+	return clock_fake_mono;
 }
 
 int64_t clock_wall_ms(void)
@@ -34,6 +37,12 @@ void clock_set_fake(int64_t mono, int64_t wall)
 	clock_fake = true;
 	clock_fake_mono = mono;
 	clock_fake_wall = wall;
+	clock_fake_drift = 0;
+}
+
+void clock_set_fake_drift(int64_t ms)
+{
+	clock_fake_drift = ms;
 }
 
 void clock_advance(int64_t ms)

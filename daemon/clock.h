@@ -9,3 +9,6 @@ int64_t clock_wall_ms(void);
 /* Tests only: freeze both clocks at MONO/WALL (ms); clock_advance moves both. */
 void clock_set_fake(int64_t mono, int64_t wall);
 void clock_advance(int64_t ms);
+/* Tests only: each read of the fake clock moves it on by MS, as a real
+ * clock does between two reads (0: frozen). */
+void clock_set_fake_drift(int64_t ms);

@@ -77,12 +77,11 @@ void scrub_untrack(struct scrub *sc, struct job *job)
 
 int64_t scrub_next_probe(const struct scrub *sc)
 {
-	int64_t due;
-
 	if (!sc->tracked)
 		return -1;
-	due = sc->last_probe_mono ? sc->last_probe_mono + sc->interval_ms : 0;
-	return due > clock_mono_ms() ? due : clock_mono_ms();
+	/* Possibly in the past: "now" read here would be later than the
+	 * caller's, and a probe due "now" would never be due for it. */
+	return sc->last_probe_mono ? sc->last_probe_mono + sc->interval_ms : 0;
 }
 
 static const char *scrub_source_name(enum hv_scrub_source source)

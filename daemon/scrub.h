@@ -23,7 +23,8 @@ void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms);
 void scrub_track(struct scrub *sc, struct job *job);
 /* JOB is being forgotten: stop counting it. */
 void scrub_untrack(struct scrub *sc, struct job *job);
-/* Monotonic ms of the next probe, or -1 while no probe is wanted. */
+/* Monotonic ms of the next probe (in the past if overdue), or -1 while no
+ * probe is wanted. */
 int64_t scrub_next_probe(const struct scrub *sc);
 /* Probe now and publish; set each tracked job's scrub_pages in JOBS (a
  * list linked by ->next).  *FIGURE says whether a backlog figure exists;
