@@ -44,6 +44,14 @@ $XR status no-such-domain > /tmp/xrbad.out 2>&1; rc=$?
 xb_check "xenreaper status of an unknown domain fails (exit $rc) with a message" \
 	sh -c "[ $rc -ne 0 ] && [ -s /tmp/xrbad.out ]"
 
+# --- on a terminal, a live bar redrawn in place (script(1) gives it a pty)
+d=$(xb_guest tty 1024) || xb_not_ok "create 1 GiB guest"
+script -q -e -c "$XR destroy --wait $d" /tmp/tty.out > /dev/null 2>&1; rc=$?
+xb_is $rc 0 "xenreaper destroy --wait on a terminal exits 0"
+xb_check "  redraws one line with carriage returns" grep -q "$(printf '\r')" /tmp/tty.out
+xb_check "  draws a bar with MiB and a rate" grep -qE '\[[=> ]+\].*MiB' /tmp/tty.out
+tr '\r' '\n' < /tmp/tty.out | grep -v '^$' | tail -n 3 | sed 's/^/XQTAP #   tty: /'
+
 # --- every other xl command: same output, same exit status
 # CPU times (Time(s) columns) move between two calls: compare without them.
 strip_time() { sed -E 's/[0-9]+\.[0-9]+/T/g'; }
