@@ -247,6 +247,16 @@ static int64_t reaper_zombie_backoff(unsigned retries)
 	return delay < REAPER_ZOMBIE_RETRY_MAX_MS ? delay : REAPER_ZOMBIE_RETRY_MAX_MS;
 }
 
+/* JOB's own domain in DOMAINS, or NULL if it is gone (its domid missing,
+ * or now naming another domain). */
+static const struct hv_domain *reaper_own_domain(const struct job *job,
+						 const struct hv_domain *domains, size_t n)
+{
+	const struct hv_domain *d = hv_find(domains, n, job->domid);
+
+	return d && !memcmp(d->uuid, job->uuid, HV_UUID_LEN) ? d : NULL;
+}
+
 /* JOB's domain is gone and its pages are back in the heap.  Deferred: done.
  * Sync: scrubbing, until its share of the backlog drains (or at once if
  * the backlog cannot be measured). */
@@ -254,6 +264,7 @@ static void reaper_released(struct reaper *r, struct job *job)
 {
 	bool measurable = reaper_scrub_sources(r->policy->scrub_probe) != 0;
 
+	job_set_pages_left(job, 0);
 	job->released_mono = clock_mono_ms();
 	if (job->state != JOB_QUEUED && measurable)
 		scrub_track(r->scrub, job);
@@ -268,13 +279,10 @@ static void reaper_released(struct reaper *r, struct job *job)
 static void reaper_settle(struct reaper *r, struct job *job, int result,
 			  const struct hv_domain *domains, size_t n)
 {
-	const struct hv_domain *d = hv_find(domains, n, job->domid);
+	const struct hv_domain *d = reaper_own_domain(job, domains, n);
 	char sentence[256];
 
-	if (d && memcmp(d->uuid, job->uuid, HV_UUID_LEN))
-		d = NULL;	/* the domid now names someone else: ours is gone */
 	if (!d) {
-		job_set_pages_left(job, 0);
 		reaper_released(r, job);
 		return;
 	}
@@ -387,9 +395,7 @@ static int reaper_sample(struct reaper *r)
 
 		if (job->state != JOB_DESTROYING && job->state != JOB_ZOMBIE)
 			continue;
-		d = hv_find(domains, n, job->domid);
-		if (d && memcmp(d->uuid, job->uuid, HV_UUID_LEN))
-			d = NULL;
+		d = reaper_own_domain(job, domains, n);
 		if (job_set_pages_left(job, d ? d->tot_pages : 0))
 			job_publish_progress(job, r->store, STORE_TX_NONE);
 		if (!d && !job->in_worker)
@@ -444,9 +450,8 @@ static int reaper_retry_zombies(struct reaper *r, int64_t now)
 			if (rc)
 				break;
 		}
-		d = hv_find(domains, n, job->domid);
-		if (!d || memcmp(d->uuid, job->uuid, HV_UUID_LEN)) {
-			job_set_pages_left(job, 0);
+		d = reaper_own_domain(job, domains, n);
+		if (!d) {
 			reaper_released(r, job);
 			continue;
 		}
