@@ -46,6 +46,7 @@ struct daemon {
 	int timer_fd;
 	int64_t watchdog_ms;	/* ping interval, 0 = no watchdog */
 	int64_t watchdog_next;
+	char status[96];	/* the STATUS= systemd last got */
 };
 
 static void usage(FILE *out)
@@ -179,15 +180,22 @@ static int timer_arm(int timer_fd, int64_t deadline)
 	return timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
 }
 
+/* Tell systemd the status line when it changed: the loop wakes 4 times a
+ * second during a teardown, the line moves less often. */
 static void daemon_notify_status(struct daemon *d)
 {
 	unsigned active = reaper_active_jobs(d->reaper);
+	char status[sizeof(d->status)];
 
 	if (active)
-		sd_notifyf(0, "STATUS=%u active job(s), %u%% of their pages released", active,
-			   reaper_progress(d->reaper));
+		snprintf(status, sizeof(status), "STATUS=%u active job(s), %u%% of their pages released",
+			 active, reaper_progress(d->reaper));
 	else
-		sd_notify(0, "STATUS=idle, waiting for teardown requests");
+		snprintf(status, sizeof(status), "STATUS=idle, waiting for teardown requests");
+	if (!strcmp(status, d->status))
+		return;
+	strcpy(d->status, status);
+	sd_notify(0, status);
 }
 
 /* SIGHUP: a good file replaces the policy; a bad one changes nothing but
