@@ -30,10 +30,10 @@ xb_time() {
 }
 xb_free_pages() { $XB_TOOL free-pages; }
 
-# xb_guest NAME MIB [CONFIG-LINE...]: create a paused PV guest; prints its domid.
-# Paused is enough: `xl create -p` allocates and populates all its memory.
-xb_guest() {
-	_xb_name=$1 _xb_mib=$2; shift 2
+# _xb_create XL-CREATE-FLAGS NAME MIB [CONFIG-LINE...]: a one-vCPU PV guest
+# with the dom0 kernel; prints its domid.
+_xb_create() {
+	_xb_flags=$1 _xb_name=$2 _xb_mib=$3; shift 3
 	{
 		echo "name = \"$_xb_name\""
 		echo "type = \"pv\""
@@ -43,10 +43,14 @@ xb_guest() {
 		echo "vcpus = 1"
 		for _xb_line in "$@"; do echo "$_xb_line"; done
 	} > /tmp/$_xb_name.cfg
-	xl create -p /tmp/$_xb_name.cfg >/tmp/$_xb_name.create.log 2>&1 || {
+	xl create $_xb_flags /tmp/$_xb_name.cfg >/tmp/$_xb_name.create.log 2>&1 || {
 		cat /tmp/$_xb_name.create.log >&2; return 1; }
 	xl domid "$_xb_name"
 }
+
+# xb_guest NAME MIB [CONFIG-LINE...]: create a paused PV guest; prints its domid.
+# Paused is enough: `xl create -p` allocates and populates all its memory.
+xb_guest() { _xb_create -p "$@"; }
 
 # xb_initrd NAME COMMAND: a tiny busybox initramfs whose init runs COMMAND
 # (busybox applets by name); prints its path.
@@ -65,19 +69,8 @@ xb_initrd() {
 # running, with INITRD (from xb_initrd) as its whole userland.
 xb_guest_booting() {
 	_xb_name=$1 _xb_mib=$2 _xb_initrd=$3; shift 3
-	{
-		echo "name = \"$_xb_name\""
-		echo "type = \"pv\""
-		echo "kernel = \"$XB_KERNEL\""
-		echo "ramdisk = \"$_xb_initrd\""
-		echo "extra = \"console=hvc0 rdinit=/init quiet\""
-		echo "memory = $_xb_mib"
-		echo "vcpus = 1"
-		for _xb_line in "$@"; do echo "$_xb_line"; done
-	} > /tmp/$_xb_name.cfg
-	xl create /tmp/$_xb_name.cfg >/tmp/$_xb_name.create.log 2>&1 || {
-		cat /tmp/$_xb_name.create.log >&2; return 1; }
-	xl domid "$_xb_name"
+	_xb_create "" "$_xb_name" "$_xb_mib" "ramdisk = \"$_xb_initrd\"" \
+		'extra = "console=hvc0 rdinit=/init quiet"' "$@"
 }
 
 # xb_wait_memory BASELINE_PAGES DESCRIPTION: free memory back to its
