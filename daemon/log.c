@@ -24,11 +24,6 @@ void log_set_level(int prio)
 	log_level = prio;
 }
 
-int log_get_level(void)
-{
-	return log_level;
-}
-
 int log_level_parse(const char *name, int *prio)
 {
 	for (int i = 0; i < (int)(sizeof(log_level_names) / sizeof(*log_level_names)); i++) {

@@ -4,8 +4,6 @@
 
 /* Show messages of priority PRIO and more urgent (LOG_INFO by default). */
 void log_set_level(int prio);
-/* Current threshold. */
-int log_get_level(void);
 /* Parse "err", "warning", "notice", "info" or "debug"; -EINVAL otherwise. */
 int log_level_parse(const char *name, int *prio);
 /* Write one line; thread-safe (one write(2) per line). */
