@@ -73,6 +73,13 @@ static int xr_fail(struct xenreaper *h, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* The entry points that take a domid refuse one past the last. */
+static int xr_fail_domid(struct xenreaper *h, uint32_t domid)
+{
+	return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
+		       domid, LAYOUT_DOMID_MAX);
+}
+
 /* The current errno as a negative value, FALLBACK if errno is not set. */
 static int xr_errno(int fallback)
 {
@@ -631,8 +638,7 @@ int xenreaper_request(struct xenreaper *h, uint32_t domid, const char *uuid)
 
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
-		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
-			       domid, LAYOUT_DOMID_MAX);
+		return xr_fail_domid(h, domid);
 	if (xr_uuid_normalise(uuid, norm))
 		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
 			       uuid ? uuid : "(null)");
@@ -683,8 +689,7 @@ int xenreaper_job_status(struct xenreaper *h, uint32_t domid, struct xenreaper_s
 
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
-		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
-			       domid, LAYOUT_DOMID_MAX);
+		return xr_fail_domid(h, domid);
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;
@@ -875,8 +880,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
-		return xr_fail(h, -EINVAL, "%u is not a domid (domids go from 0 to %u)",
-			       domid, LAYOUT_DOMID_MAX);
+		return xr_fail_domid(h, domid);
 	if (xr_uuid_normalise(uuid, norm))
 		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
 			       uuid ? uuid : "(null)");
