@@ -23,9 +23,9 @@ const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint3
 	return NULL;
 }
 
-int hv_destroy(struct hv *hv, uint32_t domid)
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
-	return hv->ops->destroy(hv, domid);
+	return hv->ops->destroy(hv, domid, uuid);
 }
 
 int hv_self_domid(struct hv *hv, uint32_t *domid)

@@ -50,7 +50,7 @@ struct hv;
 
 struct hv_ops {
 	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
-	int (*destroy)(struct hv *hv, uint32_t domid);
+	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
@@ -65,9 +65,11 @@ struct hv {
 int hv_list(struct hv *hv, struct hv_domain **domains, size_t *n);
 /* Find DOMID in a list from hv_list; NULL if absent. */
 const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint32_t domid);
-/* Full toolstack teardown of DOMID; blocks for as long as it takes.
+/* Full toolstack teardown of DOMID, provided it still carries UUID (checked
+ * right before, so a domid reused since the caller looked is never torn
+ * down: -ESTALE); -ESRCH if it is gone.  Blocks for as long as it takes.
  * Safe to call from a worker thread while the main thread calls hv_list. */
-int hv_destroy(struct hv *hv, uint32_t domid);
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
 /* The domid the daemon itself runs in. */
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */

@@ -30,6 +30,11 @@ static const char *const job_policy_names[] = {
 	[JOB_POLICY_DEFERRED] = "deferred", [JOB_POLICY_SYNC] = "sync",
 };
 
+static const char *const job_priority_names[] = {
+	[JOB_PRIORITY_IDLE] = "idle", [JOB_PRIORITY_LOW] = "low",
+	[JOB_PRIORITY_NORMAL] = "normal",
+};
+
 #define N_ELEMS(a) (sizeof(a) / sizeof(*(a)))
 
 static int name_lookup(const char *const *names, size_t n, const char *name)
@@ -85,6 +90,21 @@ int job_policy_parse(const char *name, enum job_policy *policy)
 	return 0;
 }
 
+const char *job_priority_name(enum job_priority priority)
+{
+	return job_priority_names[priority];
+}
+
+int job_priority_parse(const char *name, enum job_priority *priority)
+{
+	int i = name_lookup(job_priority_names, N_ELEMS(job_priority_names), name);
+
+	if (i < 0)
+		return i;
+	*priority = i;
+	return 0;
+}
+
 bool job_state_is_final(enum job_state state)
 {
 	return state == JOB_DONE || state == JOB_FAILED;
@@ -108,6 +128,7 @@ int job_new(uint32_t domid, const uint8_t uuid[HV_UUID_LEN], const char *name,
 		return -ENOMEM;
 	}
 	job->state = JOB_QUEUED;
+	job->priority = JOB_PRIORITY_LOW;
 	job->requested_wall = clock_wall_ms();
 	*out = job;
 	return 0;
@@ -176,6 +197,26 @@ int job_fail(struct job *job, const char *fmt, ...)
 	if (rc) {
 		free(sentence);
 		return rc;
+	}
+	free(job->error);
+	job->error = sentence;
+	return 0;
+}
+
+int job_set_error(struct job *job, const char *fmt, ...)
+{
+	char *sentence = NULL;
+	va_list ap;
+	int rc;
+
+	if (job_state_is_final(job->state))
+		return -EINVAL;
+	if (fmt) {
+		va_start(ap, fmt);
+		rc = vasprintf(&sentence, fmt, ap);
+		va_end(ap);
+		if (rc < 0)
+			return -ENOMEM;
 	}
 	free(job->error);
 	job->error = sentence;
@@ -260,6 +301,7 @@ int job_publish(const struct job *job, struct store *s, store_tx tx)
 		{ "pool", job->pool },
 		{ "reason", job_reason_name(job->reason) },
 		{ "policy", job_policy_name(job->policy) },
+		{ "priority", job_priority_name(job->priority) },
 	};
 	char path[LAYOUT_PATH_LEN];
 	int rc;
@@ -330,7 +372,7 @@ static int job_read_pages(struct store *s, store_tx tx, uint32_t domid, const ch
 int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 {
 	char *uuid_text = NULL, *name = NULL, *pool = NULL, *state = NULL;
-	char *reason = NULL, *policy = NULL, *error = NULL;
+	char *reason = NULL, *policy = NULL, *priority = NULL, *error = NULL;
 	uint8_t uuid[HV_UUID_LEN];
 	struct job *job = NULL;
 	int rc;
@@ -341,6 +383,7 @@ int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 	if (!rc) rc = job_read_text(s, tx, domid, "state", &state);
 	if (!rc) rc = job_read_text(s, tx, domid, "reason", &reason);
 	if (!rc) rc = job_read_text(s, tx, domid, "policy", &policy);
+	if (!rc) rc = job_read_text(s, tx, domid, "priority", &priority);
 	if (!rc) rc = job_read_text(s, tx, domid, "error", &error);
 	if (rc)
 		goto out;
@@ -355,6 +398,8 @@ int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 		rc = job_reason_parse(reason, &job->reason);
 	if (!rc && policy[0])
 		rc = job_policy_parse(policy, &job->policy);
+	if (!rc && priority[0])
+		rc = job_priority_parse(priority, &job->priority);
 	if (!rc) rc = job_read_pages(s, tx, domid, "pages-total", &job->pages_total);
 	if (!rc) rc = job_read_pages(s, tx, domid, "pages-left", &job->pages_left);
 	if (!rc) rc = job_read_time(s, tx, domid, "requested", &job->requested_wall);
@@ -376,6 +421,7 @@ out:
 	free(state);
 	free(reason);
 	free(policy);
+	free(priority);
 	free(error);
 	return rc;
 }

@@ -1,6 +1,11 @@
 /* fake_hv: an in-process hypervisor for unit tests (never a product mode). */
 #pragma once
+#include <stdbool.h>
+
 #include "hv.h"
+
+/* The operations error injection can fail (hv_ops' names). */
+enum fake_hv_op { FAKE_HV_LIST, FAKE_HV_DESTROY, FAKE_HV_POOL_NAME, FAKE_HV_SCRUB_PROBE, FAKE_HV_N_OPS };
 
 struct hv *fake_hv_new(uint32_t self_domid);
 /* Add a domain with UUID byte pattern SEED, TOT_PAGES, in cpupool POOL. */
@@ -14,6 +19,10 @@ void fake_hv_make_failing(struct hv *hv, uint32_t domid);
 /* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
 void fake_hv_hold(struct hv *hv);
 void fake_hv_release(struct hv *hv);
+/* Block until N worker threads are inside a (held) destroy. */
+void fake_hv_wait_inside(struct hv *hv, unsigned n);
+/* How many fakes were freed while a destroy was still running on one. */
+unsigned fake_hv_freed_while_busy(void);
 /* Set tot_pages of DOMID (a teardown in progress). */
 void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Remove DOMID outright (a zombie finally released). */
@@ -29,3 +38,12 @@ int fake_hv_exists(struct hv *hv, uint32_t domid);
 void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages);
 /* How many scrub probes were made. */
 unsigned fake_hv_scrub_probes(struct hv *hv);
+/* Fail call NTH (from now) of OP with ERR (negative errno), or every one
+ * from then on if STICKY; NTH 0 clears.  A failed destroy changes nothing. */
+void fake_hv_inject(struct hv *hv, enum fake_hv_op op, unsigned nth, int err, bool sticky);
+/* Calls of OP made so far. */
+unsigned fake_hv_calls(struct hv *hv, enum fake_hv_op op);
+/* Injected failures returned so far. */
+unsigned fake_hv_injected(struct hv *hv);
+/* The name of OP, for test output. */
+const char *fake_hv_op_name(enum fake_hv_op op);
