@@ -264,6 +264,7 @@ int intake_requests(struct reaper *r)
 	size_t n = 0;
 	int rc;
 
+	r->requests_waiting = false;
 	rc = store_list(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, &names, &n_names);
 	if (rc == -ENOENT || (!rc && n_names == 0))
 		goto out_ok;
@@ -278,18 +279,22 @@ int intake_requests(struct reaper *r)
 			/* Held while listing fails: requests wait in xenstore. */
 			rc = reaper_domains(r, &domains, &n);
 			if (rc) {
-				r->rescan = true;
+				r->requests_waiting = true;	/* the tick tries again */
 				goto out;
 			}
 		}
 		rc = intake_take_request(r, domid, domains, n);
-		if (rc)
-			log_err("request %u: %s (left in place, retried on the next event)",
+		if (rc) {
+			log_err("request %u: %s (left in place, tried again with back-off)",
 				domid, strerror(-rc));
+			r->requests_waiting = true;
+		}
 	}
 out_ok:
 	rc = 0;
 out:
+	if (rc && rc != -EAGAIN)
+		r->requests_waiting = true;
 	store_names_free(names, n_names);
 	return rc;
 }

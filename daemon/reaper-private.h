@@ -30,6 +30,7 @@ struct reaper {
 	bool started;		/* the daemon nodes exist */
 	bool stopping;		/* take nothing new, start nothing new */
 	bool rescan;		/* a domain event could not be handled yet */
+	bool requests_waiting;	/* requests could not be taken yet */
 	int64_t started_mono;
 	/* This tick's domain list, read once and only if needed. */
 	struct hv_domain *domains;
@@ -38,6 +39,7 @@ struct reaper {
 	struct backoff hv_failing;	/* listing domains or queueing a teardown
 					 * failing: hold what needs them */
 	struct backoff publish_failing;	/* republishing dirty jobs failing */
+	struct backoff request_failing;	/* taking requests failing */
 	char *config_error;		/* published in daemon/config-error */
 };
 

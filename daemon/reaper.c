@@ -415,6 +415,15 @@ int reaper_tick(struct reaper *r)
 		if (rc && rc != -EAGAIN)
 			log_err("scanning domains: %s", strerror(-rc));
 	}
+	if (r->requests_waiting && !r->stopping && backoff_due(&r->request_failing, now)) {
+		rc = intake_requests(r);
+		if (rc && rc != -EAGAIN)
+			log_err("scanning requests: %s", strerror(-rc));
+		if (r->requests_waiting)
+			backoff_fail(&r->request_failing, now);
+		else
+			backoff_reset(&r->request_failing);
+	}
 	if (!r->stopping) {
 		rc = intake_preserved(r, now);
 		if (rc && rc != -EAGAIN)
@@ -475,6 +484,8 @@ int64_t reaper_next_deadline(const struct reaper *r)
 	reaper_consider(&next, scrub_next_probe(r->scrub));
 	if (r->rescan)
 		reaper_consider(&next, r->hv_failing.next_mono);
+	if (r->requests_waiting && !r->stopping)
+		reaper_consider(&next, backoff_gate(hv, r->request_failing.next_mono));
 	if (!r->stopping)
 		reaper_consider(&next, backoff_gate(hv, preserved_next_deadline(r->preserved)));
 	return next;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_hv.h"
 #include "inject.h"
@@ -29,6 +30,7 @@ struct fake_hv {
 	pthread_cond_t released;
 	pthread_cond_t entered;
 	bool hold;
+	int hold_ms;		/* > 0: a hold ends by itself after this (real ms) */
 	unsigned in_destroy;	/* worker threads inside fh_destroy now */
 	uint32_t self;
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
@@ -104,7 +106,20 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	pthread_mutex_lock(&fh->lock);
 	fh->in_destroy++;
 	pthread_cond_broadcast(&fh->entered);
-	while (fh->hold)
+	if (fh->hold && fh->hold_ms > 0) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += fh->hold_ms / 1000;
+		until.tv_nsec += (long)(fh->hold_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		while (fh->hold && pthread_cond_timedwait(&fh->released, &fh->lock, &until) == 0)
+			continue;
+	}
+	while (fh->hold && fh->hold_ms <= 0)
 		pthread_cond_wait(&fh->released, &fh->lock);
 	fd = fh_find(fh, domid);
 	rc = inject_call(&fh->inject, FAKE_HV_DESTROY);
@@ -280,6 +295,15 @@ void fake_hv_hold(struct hv *hv)
 {
 	pthread_mutex_lock(&fh_of(hv)->lock);
 	fh_of(hv)->hold = true;
+	fh_of(hv)->hold_ms = 0;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+void fake_hv_hold_for(struct hv *hv, int ms)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->hold = true;
+	fh_of(hv)->hold_ms = ms;
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 

@@ -19,6 +19,9 @@ void fake_hv_make_failing(struct hv *hv, uint32_t domid);
 /* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
 void fake_hv_hold(struct hv *hv);
 void fake_hv_release(struct hv *hv);
+/* Like fake_hv_hold, but each held destroy goes on by itself after MS of
+ * real time (a teardown that takes a while, with nobody to release it). */
+void fake_hv_hold_for(struct hv *hv, int ms);
 /* Block until N worker threads are inside a (held) destroy. */
 void fake_hv_wait_inside(struct hv *hv, unsigned n);
 /* How many fakes were freed while a destroy was still running on one. */

@@ -33,6 +33,8 @@ struct fake_store {
 	struct event *events;
 	unsigned n_events;
 	struct inject inject;
+	char *fail_path;	/* reads of this path fail with fail_err */
+	int fail_err;
 };
 
 static struct fake_store *fs_of(struct store *s)
@@ -108,6 +110,8 @@ static int fs_read(struct store *s, store_tx tx, const char *path, char **value)
 
 	if (rc)
 		return rc;
+	if (fs_of(s)->fail_path && !strcmp(path, fs_of(s)->fail_path))
+		return fs_of(s)->fail_err;
 	if (i < 0)
 		return -ENOENT;
 	*value = strdup(fs_of(s)->nodes[i].value);
@@ -314,6 +318,7 @@ static void fs_free(struct store *s)
 		free(fs->events[i].token);
 	}
 	free(fs->events);
+	free(fs->fail_path);
 	free(fs);
 }
 
@@ -406,4 +411,11 @@ const char *fake_store_op_name(enum fake_store_op op)
 	};
 
 	return names[op];
+}
+
+void fake_store_fail_reads(struct store *s, const char *path, int err)
+{
+	free(fs_of(s)->fail_path);
+	fs_of(s)->fail_path = path ? strdup(path) : NULL;
+	fs_of(s)->fail_err = err;
 }

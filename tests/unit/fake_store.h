@@ -30,6 +30,8 @@ unsigned fake_store_count(struct store *s, const char *path);
  * from then on if STICKY; NTH 0 clears.  A failed write or rm changes
  * nothing; a failed tx_end rolls back. */
 void fake_store_inject(struct store *s, enum fake_store_op op, unsigned nth, int err, bool sticky);
+/* Every read of exactly PATH fails with ERR (NULL: none does). */
+void fake_store_fail_reads(struct store *s, const char *path, int err);
 /* Calls of OP made so far. */
 unsigned fake_store_calls(struct store *s, enum fake_store_op op);
 /* Injected failures returned so far. */
