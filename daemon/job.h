@@ -105,7 +105,7 @@ int job_publish(const struct job *job, struct store *s, store_tx tx);
 int job_publish_state(const struct job *job, struct store *s, store_tx tx);
 /* Write just pages-left and progress (cheap, on samples). */
 int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
-/* Rebuild a job from its nodes after a restart; -EINVAL if unreadable.  A
- * record with no priority node (an older xenreaperd's) gets low, the
- * default policy's. */
+/* Rebuild a job from its nodes after a restart: -EINVAL if they make no
+ * sense, another -errno if they cannot be read now.  A record with no
+ * priority node (an older xenreaperd's) gets low, the default policy's. */
 int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out);

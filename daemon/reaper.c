@@ -613,8 +613,10 @@ static void reaper_check_tree(struct reaper *r)
 			    "%u job(s) follow", LAYOUT_DAEMON_DIR, n_jobs);
 }
 
-/* Rebuild one job left by an earlier run; running ones are resumed. */
-static void reaper_resume_job(struct reaper *r, uint32_t domid)
+/* Rebuild one job left by an earlier run; running ones are resumed.  A
+ * record that cannot be read now (as opposed to one that makes no sense)
+ * fails the start: removing it would lose a teardown. */
+static int reaper_resume_job(struct reaper *r, uint32_t domid)
 {
 	int64_t now_wall = clock_wall_ms(), now_mono = clock_mono_ms(), age;
 	char path[LAYOUT_PATH_LEN];
@@ -622,34 +624,36 @@ static void reaper_resume_job(struct reaper *r, uint32_t domid)
 	int rc;
 
 	rc = job_load(r->store, STORE_TX_NONE, domid, &job);
+	if (rc && rc != -EINVAL)
+		return rc;
 	if (rc) {
-		log_warning("job %u left by an earlier run is unreadable (%s); removing it",
-			    domid, strerror(-rc));
+		log_warning("job %u left by an earlier run makes no sense; removing it", domid);
 		layout_job_path(path, domid, NULL);
 		rc = store_rm(r->store, STORE_TX_NONE, path);
 		if (rc)
 			log_warning("job %u: could not remove it: %s", domid, strerror(-rc));
-		return;
+		return 0;
 	}
 	reaper_append_job(r, job);
 	if (job_state_is_final(job->state)) {
 		/* Retention counts from when it finished, across the restart. */
 		age = now_wall - job->finished_wall;
 		job->finished_mono = now_mono - (age > 0 ? age : 0);
-		return;
+		return 0;
 	}
 	job->started_mono = now_mono;	/* durations after a restart count from here */
 	if (job->state == JOB_SCRUBBING) {
 		job->released_mono = now_mono;
 		if (!scrub_track(r->scrub, job))
 			reaper_transition(r, job, JOB_DONE);
-		return;
+		return 0;
 	}
 	if (job->state != JOB_QUEUED) {
 		log_info("domain %u (%s): resuming %s teardown", job->domid, job->name,
 			 job_state_name(job->state));
 		reaper_transition(r, job, JOB_QUEUED);
 	}
+	return 0;
 }
 
 static int reaper_resume(struct reaper *r)
@@ -664,17 +668,21 @@ static int reaper_resume(struct reaper *r)
 		return 0;
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < n_names; i++) {
+	for (unsigned i = 0; !rc && i < n_names; i++) {
 		if (layout_parse_domid(names[i], &domid)) {
 			log_warning("ignoring stray node " LAYOUT_JOB_DIR "/%s",
 				    log_quote(names[i], quoted));
 			continue;
 		}
-		reaper_resume_job(r, domid);
+		rc = reaper_resume_job(r, domid);
+		if (rc)
+			log_err("job %u left by an earlier run cannot be read now: %s", domid,
+				strerror(-rc));
 	}
 	store_names_free(names, n_names);
-	reaper_cap_retained(r);
-	return 0;
+	if (!rc)
+		reaper_cap_retained(r);
+	return rc;
 }
 
 int reaper_start(struct reaper *r)

@@ -103,7 +103,7 @@ void bed_request(struct bed *b, uint32_t domid, uint8_t seed)
 
 	fake_hv_uuid_text(seed, uuid);
 	layout_request_path(path, domid);
-	store_write(b->s, STORE_TX_NONE, path, uuid);
+	fake_store_set(b->s, path, uuid);
 }
 
 const char *bed_node(struct bed *b, uint32_t domid, const char *leaf)

@@ -32,6 +32,8 @@ struct fake_hv {
 	bool hold;
 	int hold_ms;		/* > 0: a hold ends by itself after this (real ms) */
 	unsigned in_destroy;	/* worker threads inside fh_destroy now */
+	uint32_t inflight[FAKE_MAX];	/* their domids */
+	unsigned concurrent;	/* destroys of a domid while one ran: a double teardown */
 	uint32_t self;
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
 	uint64_t scrub_pages;
@@ -104,6 +106,10 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	int rc = 0;
 
 	pthread_mutex_lock(&fh->lock);
+	for (unsigned i = 0; i < fh->in_destroy; i++)
+		fh->concurrent += fh->inflight[i] == domid;
+	if (fh->in_destroy < FAKE_MAX)
+		fh->inflight[fh->in_destroy] = domid;
 	fh->in_destroy++;
 	pthread_cond_broadcast(&fh->entered);
 	if (fh->hold && fh->hold_ms > 0) {
@@ -140,6 +146,12 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	} else {
 		fd->destroy_calls++;
 		fh_remove_locked(fh, domid);
+	}
+	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_MAX; i++) {
+		if (fh->inflight[i] == domid) {
+			fh->inflight[i] = fh->inflight[fh->in_destroy - 1];
+			break;
+		}
 	}
 	fh->in_destroy--;
 	pthread_mutex_unlock(&fh->lock);
@@ -406,4 +418,14 @@ const char *fake_hv_op_name(enum fake_hv_op op)
 	};
 
 	return names[op];
+}
+
+unsigned fake_hv_concurrent_destroys(struct hv *hv)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->concurrent;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
 }

@@ -419,3 +419,12 @@ void fake_store_fail_reads(struct store *s, const char *path, int err)
 	fs_of(s)->fail_path = path ? strdup(path) : NULL;
 	fs_of(s)->fail_err = err;
 }
+
+void fake_store_set(struct store *s, const char *path, const char *value)
+{
+	struct inject saved = fs_of(s)->inject;
+
+	memset(&fs_of(s)->inject, 0, sizeof(fs_of(s)->inject));
+	fs_write(s, STORE_TX_NONE, path, value);
+	fs_of(s)->inject = saved;
+}
