@@ -93,7 +93,8 @@ xb_is "$(xb_state $domid)" done "request written while stopped is served at star
 # --- idle means idle: no system calls at all over 3 s.  A finished
 # teardown's pages may still await scrubbing, and the daemon probes that
 # backlog until it reads 0; only then is there nothing left to do.
-i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# Deferred jobs get a probe once releases settle, then at most one a minute.
+i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
 xb_is "$(xb_read $XB_ROOT/scrub/pages)" 0 "the scrub backlog drained before the idle check"
 if command -v strace >/dev/null; then
 	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/dev/null
