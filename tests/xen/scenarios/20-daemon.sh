@@ -10,6 +10,21 @@ perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
 case "$perms" in *"(n0)"*) xb_ok "/tool/xenreaper is owned by dom0 with no access for others" ;;
 *) xb_not_ok "/tool/xenreaper permissions"; xb_note "  got: $perms" ;; esac
 
+# --- one daemon per host: a second one refuses before touching xenstore
+$XB_DAEMON > /tmp/second.out 2>&1; rc=$?
+xb_is "$rc" 3 "a second xenreaperd exits with status 3"
+xb_check "  naming the running one's pid" grep -q "already running as pid $XB_DAEMON_PID" /tmp/second.out
+xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$XB_DAEMON_PID" "  and daemon/pid is untouched"
+
+# --- a careless `xenstore-rm /tool/xenreaper`: the daemon puts it back
+xenstore-rm $XB_ROOT
+i=0; while [ "$(xb_read $XB_ROOT/daemon/pid)" != "$XB_DAEMON_PID" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$XB_DAEMON_PID" "after xenstore-rm of the tree, daemon/pid is back"
+xb_is "$(xb_read $XB_ROOT/daemon/state)" running "  and daemon/state"
+perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
+case "$perms" in *"(n0)"*) xb_ok "  the tree is dom0-only again" ;; *) xb_not_ok "  the tree is dom0-only again"; xb_note "  got: $perms" ;; esac
+xb_check "  the daemon logged it" grep -q "removed or changed from under xenreaperd" /tmp/xenreaperd.log
+
 # --- a 2 GiB guest, progress sampled while it goes
 domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 rm -f /tmp/samples
