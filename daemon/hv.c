@@ -43,6 +43,11 @@ int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	return hv->ops->scrub_probe(hv, sources, out);
 }
 
+int hv_free_pages(struct hv *hv, uint64_t *pages)
+{
+	return hv->ops->free_pages(hv, pages);
+}
+
 void hv_free(struct hv *hv)
 {
 	if (hv)

@@ -54,6 +54,7 @@ struct hv_ops {
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
+	int (*free_pages)(struct hv *hv, uint64_t *pages);
 	void (*free)(struct hv *hv);
 };
 
@@ -77,6 +78,9 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
 /* Measure the scrub backlog with the first of SOURCES (hv_scrub_source
  * bits, physinfo tried first) that gives a figure; -ENODATA if none does. */
 int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
+/* Free pages in the hypervisor's heap (on 4.17 freed-but-unscrubbed
+ * pages count as free: the allocator scrubs them when it hands them out). */
+int hv_free_pages(struct hv *hv, uint64_t *pages);
 /* Close; accepts NULL. */
 void hv_free(struct hv *hv);
 

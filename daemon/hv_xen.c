@@ -216,6 +216,16 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	return -ENODATA;
 }
 
+static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
+{
+	xc_physinfo_t info = { 0 };
+
+	if (xc_physinfo(hv_xen_of(hv)->xch, &info))
+		return errno ? -errno : -EIO;
+	*pages = info.free_pages;
+	return 0;
+}
+
 static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
@@ -235,6 +245,7 @@ static const struct hv_ops hv_xen_ops = {
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,
+	.free_pages = hv_xen_free_pages,
 	.free = hv_xen_free,
 };
 

@@ -13,6 +13,7 @@
 
 #include "backoff.h"
 #include "hv.h"
+#include "rate.h"
 #include "store.h"
 
 enum job_state {
@@ -50,6 +51,7 @@ struct job {
 	char *name;
 	char *pool;
 	char *error;
+	char *held_by;		/* a zombie: what may still hold its pages */
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;
@@ -61,6 +63,10 @@ struct job {
 	uint64_t pages_total;
 	uint64_t pages_left;
 	uint64_t scrub_pages;	/* released pages still awaiting scrub */
+	struct rate rate;	/* recent samples of pages_left */
+	uint64_t pages_at_start;	/* pages_left when this run of the teardown began */
+	char rate_text[16];	/* MiB/s as published, "" while unknown */
+	char eta_text[24];	/* seconds left, "stalled", or "" */
 	int64_t requested_wall, started_wall, finished_wall;	/* ms, 0 = not yet */
 	int64_t started_mono, finished_mono;
 	struct backoff retry;	/* next destroy attempt (zombie, failed destroy),
@@ -93,17 +99,28 @@ int job_fail(struct job *job, const char *fmt, ...) __attribute__((format(printf
 /* Set (or with NULL FMT clear) the sentence saying what is wrong while the
  * job goes on (a destroy to be retried); a final state keeps its own. */
 int job_set_error(struct job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Say what holds a zombie (HELD_BY, malloc'd, taken over; NULL clears);
+ * true if it changed. */
+bool job_set_held_by(struct job *job, char *held_by);
 /* Lower pages-left to PAGES; never raises it (progress is monotonic).
  * Returns true if it changed. */
 bool job_set_pages_left(struct job *job, uint64_t pages);
+/* A progress sample at monotonic ms NOW: the domain holds PAGES.  Lowers
+ * pages-left and works out rate and time left; true if anything that is
+ * published changed. */
+bool job_sample(struct job *job, int64_t now, uint64_t pages);
+/* Release rate over the whole run, in MiB/s, once the pages are back at
+ * RELEASED_MONO; 0 if it cannot be told. */
+double job_mib_per_s(const struct job *job, int64_t released_mono);
 /* Percent of pages released, 0..100. */
 unsigned job_progress(const struct job *job);
 
 /* Write every node of JOB. */
 int job_publish(const struct job *job, struct store *s, store_tx tx);
-/* Write just state, error and times (cheap, on transitions). */
+/* Write just state, error, held-by and times (cheap, on transitions). */
 int job_publish_state(const struct job *job, struct store *s, store_tx tx);
-/* Write just pages-left and progress (cheap, on samples). */
+/* Write just pages-left, progress, scrub-pages, rate and eta (cheap, on
+ * samples). */
 int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
 /* Rebuild a job from its nodes after a restart: -EINVAL if they make no
  * sense, another -errno if they cannot be read now.  A record with no

@@ -5,9 +5,10 @@
  *   /tool/xenreaper/daemon/{pid,version,state,active-jobs,started,config,config-error}
  *   /tool/xenreaper/request/<domid> = <uuid>       written by clients
  *   /tool/xenreaper/job/<domid>/{state,uuid,name,pool,reason,policy,
- *        priority,pages-total,pages-left,progress,scrub-pages,requested,
- *        started,finished,error}
+ *        priority,pages-total,pages-left,progress,scrub-pages,rate,eta,
+ *        held-by,requested,started,finished,error}
  *   /tool/xenreaper/scrub/{pages,source,probed,node/<n>}
+ *   /tool/xenreaper/memory/{free,releasing,scrub-pending}
  */
 #pragma once
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #define LAYOUT_REQUEST_DIR LAYOUT_ROOT "/request"
 #define LAYOUT_JOB_DIR     LAYOUT_ROOT "/job"
 #define LAYOUT_SCRUB_DIR   LAYOUT_ROOT "/scrub"
+#define LAYOUT_MEMORY_DIR  LAYOUT_ROOT "/memory"
 
 /* Watch tokens. */
 #define LAYOUT_TOKEN_REQUEST "xenreaper-request"

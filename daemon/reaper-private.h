@@ -20,6 +20,8 @@ struct reaper {
 	const struct config *policy;
 	struct scrub *scrub;
 	struct preserved *preserved;
+	struct memory *memory;
+	bool memory_failing;	/* its last update failed (logged once) */
 	struct job *jobs;	/* in request order */
 	unsigned n_final;	/* of which done or failed (retained) */
 	uint32_t self_domid;

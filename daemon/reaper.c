@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "layout.h"
 #include "log.h"
+#include "memory.h"
 #include "preserved.h"
 #include "reaper-private.h"
 #include "scrub.h"
@@ -65,6 +66,8 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 		rc = scrub_new(store, hv, &r->scrub);
 	if (!rc)
 		rc = preserved_new(&r->preserved);
+	if (!rc)
+		rc = memory_new(store, hv, &r->memory);
 	if (rc) {
 		reaper_free(r);
 		return rc;
@@ -86,6 +89,7 @@ void reaper_free(struct reaper *r)
 	}
 	scrub_free(r->scrub);
 	preserved_free(r->preserved);
+	memory_free(r->memory);
 	reaper_forget_domains(r);
 	free(r->config_error);
 	free(r);
@@ -404,6 +408,28 @@ static void reaper_republish(struct reaper *r, int64_t now)
 	backoff_reset(&r->publish_failing);
 }
 
+/* The memory picture while anything is in flight, and once after. */
+static void reaper_update_memory(struct reaper *r)
+{
+	uint64_t releasing = 0, scrub_pending = 0;
+	bool in_flight = scrub_counted(r->scrub) > 0;
+	int have_scrub, rc;
+
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (job_state_is_final(job->state) || job->state == JOB_SCRUBBING)
+			continue;
+		in_flight = true;
+		releasing += job->pages_left;
+	}
+	have_scrub = scrub_backlog(r->scrub, &scrub_pending) == 0;
+	rc = memory_update(r->memory, in_flight, releasing, have_scrub, scrub_pending);
+	if (rc && !r->memory_failing)
+		log_warning("could not publish " LAYOUT_MEMORY_DIR ": %s", strerror(-rc));
+	else if (!rc && r->memory_failing)
+		log_notice("publishing " LAYOUT_MEMORY_DIR " works again");
+	r->memory_failing = rc != 0;
+}
+
 int reaper_tick(struct reaper *r)
 {
 	int64_t now = clock_mono_ms(), due;
@@ -440,6 +466,7 @@ int reaper_tick(struct reaper *r)
 		teardown_probe_scrub(r);
 	reaper_expire(r, now);
 	reaper_republish(r, now);
+	reaper_update_memory(r);
 	if (reaper_publish_active(r))
 		r->published_active = UINT32_MAX;
 	reaper_forget_domains(r);
@@ -604,6 +631,7 @@ static void reaper_check_tree(struct reaper *r)
 		n_jobs++;
 	}
 	backoff_reset(&r->publish_failing);
+	memory_forget(r->memory);
 	rc = reaper_publish_daemon(r, r->stopping ? "stopping" : "running");
 	if (rc)
 		log_err("%s was removed or changed from under xenreaperd, and putting it back failed: %s",

@@ -299,6 +299,19 @@ int scrub_probe(struct scrub *sc, struct job *jobs)
 	return 0;
 }
 
+int scrub_backlog(const struct scrub *sc, uint64_t *pages)
+{
+	if (!sc->probes || sc->last_source == HV_SCRUB_NONE)
+		return -ENODATA;
+	*pages = sc->last_pages;
+	return 0;
+}
+
+unsigned scrub_counted(const struct scrub *sc)
+{
+	return sc->tracked;
+}
+
 void scrub_counts(const struct scrub *sc, unsigned *probes, unsigned *failures)
 {
 	*probes = sc->probes;

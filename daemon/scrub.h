@@ -48,6 +48,10 @@ int64_t scrub_next_probe(const struct scrub *sc);
  * failed for SCRUB_GIVE_UP_MS): every job is released from counting at 0.
  * Another error is a failed probe, tried again later; jobs stay counted. */
 int scrub_probe(struct scrub *sc, struct job *jobs);
+/* The last backlog measured, in pages; -ENODATA when there is none. */
+int scrub_backlog(const struct scrub *sc, uint64_t *pages);
+/* Jobs whose released pages are counted (may still await scrubbing). */
+unsigned scrub_counted(const struct scrub *sc);
 /* Probes that produced a figure, and that failed, since the start. */
 void scrub_counts(const struct scrub *sc, unsigned *probes, unsigned *failures);
 /* Publish that no figure is available (scrub-probe = none). */

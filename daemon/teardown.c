@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "holders.h"
 #include "log.h"
 #include "reaper-private.h"
 #include "scrub.h"
@@ -43,11 +44,21 @@ static void teardown_publish_progress(struct reaper *r, struct job *job)
  * the backlog cannot be measured). */
 static void teardown_released(struct reaper *r, struct job *job)
 {
+	double mib_s;
 	bool measured;
 
 	job_set_pages_left(job, 0);
 	job_set_error(job, NULL);
 	job->released_mono = clock_mono_ms();
+	if (job->state != JOB_QUEUED && job->pages_at_start) {
+		/* In the manner of libxc's show_transfer_rate. */
+		mib_s = job_mib_per_s(job, job->released_mono);
+		log_info("domain %u (%s): %" PRIu64 " pages (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
+			 job->domid, job->name, job->pages_at_start, job->pages_at_start / 256,
+			 (job->released_mono - job->started_mono) / 1000.0, mib_s);
+		if (mib_s > 0)
+			snprintf(job->rate_text, sizeof(job->rate_text), "%.1f", mib_s);
+	}
 	/* A job that never started released nothing of ours. */
 	measured = job->state != JOB_QUEUED && scrub_track(r->scrub, job);
 	if (job->policy == JOB_POLICY_SYNC && measured) {
@@ -104,6 +115,21 @@ static void teardown_destroy_failed(struct reaper *r, struct job *job, int resul
 		log_warning("domain %u: could not publish its error: trying again with back-off", job->domid);
 }
 
+/* Look again at what holds JOB's dead domain D; publish it if it changed. */
+static void teardown_diagnose(struct reaper *r, struct job *job, const struct hv_domain *d)
+{
+	char *held_by;
+	int rc;
+
+	rc = holders_describe(r->store, job->domid, d->tot_pages, &held_by);
+	if (rc) {
+		log_warning("domain %u: cannot tell what holds it: %s", job->domid, strerror(-rc));
+		return;
+	}
+	if (job_set_held_by(job, held_by) && job->state == JOB_ZOMBIE && reaper_publish_job(r, job, false))
+		log_warning("domain %u: could not publish held-by; trying again with back-off", job->domid);
+}
+
 /* A destroy of JOB returned RESULT: settle the job against what the
  * hypervisor now shows. */
 static void teardown_settle(struct reaper *r, struct job *job, int result,
@@ -134,6 +160,7 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
 		job->retry.next_mono = now + REAPER_ZOMBIE_SETTLE_MS;
 	} else {
 		backoff_fail(&job->retry, now);
+		teardown_diagnose(r, job, d);
 	}
 }
 
@@ -223,9 +250,9 @@ void teardown_retry(struct reaper *r, int64_t now)
 			continue;
 		}
 		if (d->dying && job->state == JOB_DESTROYING) {
-			log_warning("domain %u (%s) is a zombie: dead but %" PRIu64
-				    " pages still referenced; destroying it again",
-				    job->domid, job->name, d->tot_pages);
+			teardown_diagnose(r, job, d);
+			log_warning("domain %u (%s) is a zombie: dead, %s; destroying it again",
+				    job->domid, job->name, job->held_by ? job->held_by : "pages still held");
 			reaper_transition(r, job, JOB_ZOMBIE);
 		} else if (!d->dying) {
 			log_info("domain %u (%s): teardown attempt %u of %u", job->domid, job->name,
@@ -253,7 +280,7 @@ void teardown_sample(struct reaper *r)
 		if (!job->in_worker)
 			continue;
 		d = teardown_own_domain(job, domains, n);
-		if (job_set_pages_left(job, d ? d->tot_pages : 0))
+		if (job_sample(job, clock_mono_ms(), d ? d->tot_pages : 0))
 			teardown_publish_progress(r, job);
 	}
 }

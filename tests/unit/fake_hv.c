@@ -200,6 +200,23 @@ static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	return (sources & out->source) ? 0 : -ENODATA;
 }
 
+static int fh_free_pages(struct hv *hv, uint64_t *pages)
+{
+	struct fake_hv *fh = fh_of(hv);
+	uint64_t held = 0;
+	int rc;
+
+	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_FREE_PAGES);
+	for (unsigned i = 0; i < fh->n; i++)
+		held += fh->doms[i].d.tot_pages;
+	pthread_mutex_unlock(&fh->lock);
+	if (rc)
+		return rc;
+	*pages = FAKE_HV_TOTAL_PAGES - held;
+	return 0;
+}
+
 static void fh_free(struct hv *hv)
 {
 	struct fake_hv *fh = fh_of(hv);
@@ -221,7 +238,8 @@ static void fh_free(struct hv *hv)
 
 static const struct hv_ops fake_hv_ops = {
 	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
-	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free = fh_free,
+	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free_pages = fh_free_pages,
+	.free = fh_free,
 };
 
 struct hv *fake_hv_new(uint32_t self_domid)
@@ -414,7 +432,7 @@ unsigned fake_hv_injected(struct hv *hv)
 const char *fake_hv_op_name(enum fake_hv_op op)
 {
 	static const char *const names[FAKE_HV_N_OPS] = {
-		"list", "destroy", "pool_name", "scrub_probe",
+		"list", "destroy", "pool_name", "scrub_probe", "free_pages",
 	};
 
 	return names[op];

@@ -5,7 +5,13 @@
 #include "hv.h"
 
 /* The operations error injection can fail (hv_ops' names). */
-enum fake_hv_op { FAKE_HV_LIST, FAKE_HV_DESTROY, FAKE_HV_POOL_NAME, FAKE_HV_SCRUB_PROBE, FAKE_HV_N_OPS };
+enum fake_hv_op {
+	FAKE_HV_LIST, FAKE_HV_DESTROY, FAKE_HV_POOL_NAME, FAKE_HV_SCRUB_PROBE, FAKE_HV_FREE_PAGES,
+	FAKE_HV_N_OPS
+};
+
+/* The host's memory: free pages are this less what the domains hold. */
+#define FAKE_HV_TOTAL_PAGES (4ULL << 20)
 
 struct hv *fake_hv_new(uint32_t self_domid);
 /* Add a domain with UUID byte pattern SEED, TOT_PAGES, in cpupool POOL. */

@@ -47,6 +47,7 @@ static const int hv_errs[FAKE_HV_N_OPS][N_ERRS] = {
 	[FAKE_HV_DESTROY] = { -EIO, -EBUSY, -ESRCH, -EINVAL },
 	[FAKE_HV_POOL_NAME] = { -ENOENT, -ENOMEM },
 	[FAKE_HV_SCRUB_PROBE] = { -EIO, -EACCES, -ENODATA },
+	[FAKE_HV_FREE_PAGES] = { -EIO, -EPERM },
 };
 
 static const char policy1[] =
