@@ -49,11 +49,11 @@ static const char *const daemon_keys[] = {
 	[DK_LOG_LEVEL] = "log-level",
 };
 
-enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, N_POOL_KEYS };
+enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, PK_ORPHANS, N_POOL_KEYS };
 
 static const char *const pool_keys[] = {
 	[PK_SCRUB] = "scrub", [PK_TEARDOWN] = "teardown", [PK_GRACE] = "grace",
-	[PK_PRIORITY] = "priority",
+	[PK_PRIORITY] = "priority", [PK_ORPHANS] = "orphans",
 };
 
 
@@ -388,6 +388,14 @@ static void parse_pool_key(struct parser *p, struct config_pool *pool, int key, 
 		}
 		pool->priority = i;
 		return;
+	case PK_ORPHANS:
+		if (strcmp(value, "adopt") && strcmp(value, "ignore")) {
+			parser_error(p, p->lineno, "orphans = '%s' is not valid; expected adopt or ignore",
+				     value);
+			return;
+		}
+		pool->adopt_orphans = !strcmp(value, "adopt");
+		return;
 	}
 }
 
@@ -607,11 +615,11 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 		if (key < 0) {
 			if (pool->name)
 				parser_error(p, p->lineno,
-					     "unknown key '%s' in [pool:%s]; expected scrub, teardown, grace or priority",
+					     "unknown key '%s' in [pool:%s]; expected scrub, teardown, grace, priority or orphans",
 					     name, pool->name);
 			else
 				parser_error(p, p->lineno,
-					     "unknown key '%s' in [default]; expected scrub, teardown, grace or priority",
+					     "unknown key '%s' in [default]; expected scrub, teardown, grace, priority or orphans",
 					     name);
 			return 1;
 		}
@@ -753,6 +761,8 @@ static void pool_inherit(struct config_pool *pool, const struct config_pool *def
 		pool->grace_ms = def->grace_ms;
 	if (!lines[PK_PRIORITY])
 		pool->priority = def->priority;
+	if (!lines[PK_ORPHANS])
+		pool->adopt_orphans = def->adopt_orphans;
 }
 
 int config_parse(FILE *file, const char *name, struct config **out,

@@ -48,6 +48,7 @@ int config_new(struct config **out)
 	cfg->defaults.teardown = 0;
 	cfg->defaults.grace_ms = 30 * 1000;
 	cfg->defaults.priority = CONFIG_PRIORITY_LOW;
+	cfg->defaults.adopt_orphans = true;
 	*out = cfg;
 	return 0;
 }
@@ -104,6 +105,8 @@ bool config_pool_tears_down(const struct config_pool *pool, enum job_reason reas
 		return pool->teardown & CONFIG_TEARDOWN_SHUTDOWN;
 	case JOB_REASON_CRASH:
 		return pool->teardown & CONFIG_TEARDOWN_CRASH;
+	case JOB_REASON_ORPHAN:
+		return pool->adopt_orphans;
 	default:
 		return true;
 	}
@@ -157,8 +160,9 @@ static void format_pool(FILE *f, const struct config_pool *pool)
 		fprintf(f, "\n[pool:%s]\n", pool->name);
 	else
 		fprintf(f, "\n[default]\n");
-	fprintf(f, "scrub = %s\nteardown = %s\ngrace = %s\npriority = %s\n",
-		job_policy_name(pool->scrub), teardown, grace, config_priority_name(pool->priority));
+	fprintf(f, "scrub = %s\nteardown = %s\ngrace = %s\npriority = %s\norphans = %s\n",
+		job_policy_name(pool->scrub), teardown, grace, config_priority_name(pool->priority),
+		pool->adopt_orphans ? "adopt" : "ignore");
 }
 
 /* ITEM as config_parse() reads it back: bare, or quoted with escapes when

@@ -3,7 +3,8 @@
  *
  *   [daemon]          jobs, retention, progress-interval, scrub-probe,
  *                     scrub-probe-interval, protect, log-level
- *   [default]         scrub, teardown, grace, priority: pools not named below
+ *   [default]         scrub, teardown, grace, priority, orphans: pools not
+ *                     named below
  *   [pool:NAME]       the same keys for the cpupool NAME; unset ones come
  *                     from [default]
  *
@@ -44,6 +45,7 @@ struct config_pool {
 	unsigned teardown;		/* CONFIG_TEARDOWN_* */
 	int64_t grace_ms;		/* before an automatic teardown */
 	enum config_priority priority;
+	bool adopt_orphans;		/* take on dead domains nobody tears down */
 };
 
 struct config {

@@ -23,7 +23,7 @@ static const char *const job_state_names[] = {
 
 static const char *const job_reason_names[] = {
 	[JOB_REASON_REQUEST] = "request", [JOB_REASON_POWEROFF] = "poweroff",
-	[JOB_REASON_CRASH] = "crash",
+	[JOB_REASON_CRASH] = "crash", [JOB_REASON_ORPHAN] = "orphan",
 };
 
 static const char *const job_policy_names[] = {

@@ -29,6 +29,7 @@ enum job_reason {
 	JOB_REASON_REQUEST,
 	JOB_REASON_POWEROFF,
 	JOB_REASON_CRASH,
+	JOB_REASON_ORPHAN,	/* a dead domain another toolstack left behind */
 };
 
 enum job_policy {
