@@ -18,8 +18,10 @@
 #include <string.h>
 
 #include "clock.h"
+#include "holders.h"
 #include "layout.h"
 #include "log.h"
+#include "orphans.h"
 #include "preserved.h"
 #include "reaper-private.h"
 
@@ -179,7 +181,7 @@ static int intake_adopt(struct reaper *r, struct job *job)
 		log_warning("domain %u: %s refused: %s", job->domid, job_reason_name(job->reason),
 			    job->error);
 		reaper_cap_retained(r);
-	} else {
+	} else if (job->state == JOB_QUEUED) {
 		log_info("domain %u (%s, %u MiB, pool %s, %s, scrub %s, priority %s): queued",
 			 job->domid, job->name, reaper_job_mib(job), job->pool,
 			 job_reason_name(job->reason), job_policy_name(job->policy),
@@ -360,4 +362,113 @@ int intake_preserved(struct reaper *r, int64_t now)
 			job_free(job);
 	}
 	return 0;
+}
+
+bool intake_covered(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+{
+	const struct job *job = reaper_find_job(ctx, domid);
+
+	return job && !memcmp(job->uuid, uuid, HV_UUID_LEN);
+}
+
+/* Whether the dead domain DUE may be adopted: its pool's policy says so,
+ * and it is certainly not protected.  Each refusal is logged once (the
+ * domain is not offered again); -EAGAIN to ask again later. */
+static int intake_may_adopt(struct reaper *r, const struct orphan_due *due, const char *pool_name,
+			    const char *name)
+{
+	char uuid_text[HV_UUID_STR_LEN];
+
+	hv_uuid_format(due->uuid, uuid_text);
+	if (!config_pool_tears_down(config_pool_for(r->policy, pool_name), JOB_REASON_ORPHAN)) {
+		log_info("domain %u (%s, %s) is dead and left behind in pool %s, whose policy is orphans = ignore",
+			 due->domid, name ? name : "name unknown", uuid_text, pool_name);
+		return -EPERM;
+	}
+	if (config_is_protected(r->policy, name, uuid_text)) {
+		log_notice("domain %u (%s, %s) is dead and left behind, and protected: not adopting it",
+			   due->domid, name ? name : "name unknown", uuid_text);
+		return -EPERM;
+	}
+	if (!name && config_protects_names(r->policy)) {
+		log_notice("domain %u (%s) is dead and left behind, but its name is unknown, so whether it is protected cannot be told: not adopting it",
+			   due->domid, uuid_text);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Adopt DUE: a zombie job with reason orphan, destroyed again at once. */
+static int intake_adopt_orphan(struct reaper *r, const struct orphan_due *due)
+{
+	char *pool_name = NULL, *name = NULL, *held_by = NULL, path[LAYOUT_PATH_LEN];
+	const struct config_pool *pool;
+	struct job *job = NULL;
+	int rc;
+
+	if (hv_pool_name(r->hv, due->cpupool, &pool_name)) {
+		log_warning("domain %u is dead and left behind in cpupool %u, whose name cannot be read: trying again later",
+			    due->domid, due->cpupool);
+		orphans_defer(r->orphans, due->domid, due->uuid);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/local/domain/%u/name", due->domid);
+	if (store_read(r->store, STORE_TX_NONE, path, &name))
+		name = due->name ? strdup(due->name) : NULL;
+	rc = intake_may_adopt(r, due, pool_name, name);
+	if (rc) {
+		rc = 0;
+		goto out;
+	}
+	rc = job_new(due->domid, due->uuid, name, pool_name, &job);
+	if (rc)
+		goto out;
+	pool = config_pool_for(r->policy, pool_name);
+	job->reason = JOB_REASON_ORPHAN;
+	job->policy = pool->scrub;
+	job->priority = (enum job_priority)pool->priority;
+	job->pages_total = job->pages_left = job->pages_at_start = due->pages;
+	/* Adopted as it is: dead, held.  Its "teardown" is destroying it again
+	 * (a no-op or a resumption on a dead domain), due at once. */
+	job->state = JOB_ZOMBIE;
+	job->started_wall = clock_wall_ms();
+	job->started_mono = clock_mono_ms();
+	if (!holders_describe(r->store, due->domid, due->pages, &held_by))
+		job_set_held_by(job, held_by);
+	log_warning("domain %u (%s, pool %s) is dead and was left behind, %s: adopted as an orphan",
+		    due->domid, job->name[0] ? job->name : "name unknown", job->pool,
+		    job->held_by ? job->held_by : "pages still held");
+	rc = reaper_publish_job(r, job, true);
+	if (rc)
+		log_warning("domain %u: could not publish its job: %s; trying again with back-off",
+			    due->domid, strerror(-rc));
+	rc = 0;
+	if (intake_adopt(r, job) == 0)
+		job = NULL;
+out:
+	job_free(job);
+	free(name);
+	free(pool_name);
+	return rc;
+}
+
+int intake_orphans(struct reaper *r, int64_t now)
+{
+	const struct hv_domain *domains;
+	struct orphan_due due;
+	size_t n;
+	int rc;
+
+	if (orphans_next_deadline(r->orphans) < 0 || orphans_next_deadline(r->orphans) > now)
+		return 0;
+	/* Look again: a page count that moved since means someone's teardown
+	 * is still going. */
+	rc = reaper_domains(r, &domains, &n);
+	if (!rc)
+		rc = orphans_scan(r->orphans, domains, n, r->self_domid, intake_covered, r);
+	while (!rc && orphans_take_due(r->orphans, now, &due) == 0) {
+		rc = intake_adopt_orphan(r, &due);
+		free(due.name);
+	}
+	return rc;
 }

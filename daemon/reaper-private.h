@@ -20,6 +20,7 @@ struct reaper {
 	const struct config *policy;
 	struct scrub *scrub;
 	struct preserved *preserved;
+	struct orphans *orphans;
 	struct memory *memory;
 	bool memory_failing;	/* its last update failed (logged once) */
 	struct job *jobs;	/* in request order */
@@ -102,3 +103,9 @@ int intake_preserved(struct reaper *r, int64_t now);
 /* preserved_leave_alone for the reaper CTX: covered by a job, protected,
  * or its protection cannot be told. */
 bool intake_leave_alone(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+/* orphans_covered for the reaper CTX: a job (of any state) is this
+ * domain's. */
+bool intake_covered(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+/* Adopt the dead domains left behind long enough by NOW, as the policy
+ * allows: zombie jobs with reason orphan. */
+int intake_orphans(struct reaper *r, int64_t now);

@@ -27,6 +27,7 @@
 #include "layout.h"
 #include "log.h"
 #include "memory.h"
+#include "orphans.h"
 #include "preserved.h"
 #include "reaper-private.h"
 #include "scrub.h"
@@ -68,6 +69,8 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 		rc = preserved_new(&r->preserved);
 	if (!rc)
 		rc = memory_new(store, hv, &r->memory);
+	if (!rc)
+		rc = orphans_new(store, &r->orphans);
 	if (rc) {
 		reaper_free(r);
 		return rc;
@@ -90,6 +93,7 @@ void reaper_free(struct reaper *r)
 	scrub_free(r->scrub);
 	preserved_free(r->preserved);
 	memory_free(r->memory);
+	orphans_free(r->orphans);
 	reaper_forget_domains(r);
 	free(r->config_error);
 	free(r);
@@ -155,6 +159,9 @@ static int reaper_scan_domains(struct reaper *r)
 	teardown_rescan(r, domains, n);
 	if (r->stopping)
 		return 0;
+	rc = orphans_scan(r->orphans, domains, n, r->self_domid, intake_covered, r);
+	if (rc)
+		return rc;
 	return preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
 			      intake_leave_alone, r);
 }
@@ -454,6 +461,9 @@ int reaper_tick(struct reaper *r)
 		rc = intake_preserved(r, now);
 		if (rc && rc != -EAGAIN)
 			log_err("automatic teardowns: %s", strerror(-rc));
+		rc = intake_orphans(r, now);
+		if (rc && rc != -EAGAIN)
+			log_err("dead domains left behind: %s", strerror(-rc));
 		teardown_retry(r, now);
 		teardown_start_queued(r);
 	}
@@ -513,8 +523,10 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		reaper_consider(&next, r->hv_failing.next_mono);
 	if (r->requests_waiting && !r->stopping)
 		reaper_consider(&next, backoff_gate(hv, r->request_failing.next_mono));
-	if (!r->stopping)
+	if (!r->stopping) {
 		reaper_consider(&next, backoff_gate(hv, preserved_next_deadline(r->preserved)));
+		reaper_consider(&next, backoff_gate(hv, orphans_next_deadline(r->orphans)));
+	}
 	return next;
 }
 

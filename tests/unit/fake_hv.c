@@ -297,6 +297,12 @@ void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_
 	WITH_DOMAIN(hv, domid, fd->zombie_rounds = rounds; fd->zombie_pages = pages);
 }
 
+void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages)
+{
+	WITH_DOMAIN(hv, domid, fd->d.dying = true; fd->d.tot_pages = pages;
+		    fd->zombie_rounds = UINT32_MAX; fd->zombie_pages = pages);
+}
+
 void fake_hv_make_failing(struct hv *hv, uint32_t domid)
 {
 	WITH_DOMAIN(hv, domid, fd->failing = true);

@@ -20,6 +20,9 @@ void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages
 void fake_hv_uuid_text(uint8_t seed, char out[HV_UUID_STR_LEN]);
 /* Destroy of DOMID leaves it dead with PAGES for the next ROUNDS calls. */
 void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_t pages);
+/* DOMID dies outside the daemon (another toolstack's destroy) with PAGES
+ * still held: destroys leave it so until fake_hv_remove. */
+void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Destroy of DOMID fails with -EIO and leaves it running. */
 void fake_hv_make_failing(struct hv *hv, uint32_t domid);
 /* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
