@@ -7,7 +7,7 @@
 # xenreaper.conf.5, every node of libxl-hook/xenreaper-layout.h's summary in
 # xenreaper-xenstore.7.  TAP on stdout.
 srcdir=${srcdir:-.}
-pages="xenreaperd.8 xenreaper.1 xenreaper.conf.5 xenreaper-xenstore.7"
+pages="xenreaperd.8 xenreaper.1 xenreaper.conf.5 xenreaper-xenstore.7 xenreaper-metrics.7"
 tmp=${TMPDIR:-/tmp}/test-man.$$
 trap 'rm -rf "$tmp"' EXIT
 
