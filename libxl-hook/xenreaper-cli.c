@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-target.h"
 #include "progress.h"
 #include "xenreaper.h"
 
@@ -352,11 +352,10 @@ out:
 static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		      char uuid[XENREAPER_UUID_LEN], char **name)
 {
-	struct xenreaper_status *jobs = NULL, *best = NULL;
-	char why[512], *end;
-	unsigned long id = ULONG_MAX;
+	struct xenreaper_status *jobs = NULL, *best;
+	char why[512];
 	size_t n = 0;
-	int rc;
+	int pick, rc;
 
 	rc = xenreaper_resolve(h, domain, domid, uuid, name);
 	if (rc != -ESRCH) {
@@ -370,29 +369,18 @@ static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
 		goto out;
 	}
-	if (domain[0] >= '0' && domain[0] <= '9')
-		id = strtoul(domain, &end, 10);
-	for (size_t i = 0; i < n; i++) {
-		const struct xenreaper_status *st = &jobs[i];
-
-		if (id != ULONG_MAX ? st->domid != id : strcmp(st->name, domain))
-			continue;
-		if (!best || (xenreaper_state_is_final(best->state) && !xenreaper_state_is_final(st->state)) ||
-		    (xenreaper_state_is_final(best->state) == xenreaper_state_is_final(st->state) &&
-		     st->requested_ms > best->requested_ms))
-			best = &jobs[i];
-	}
-	if (!best) {
+	pick = cli_target_pick(domain, jobs, n);
+	if (pick < 0) {
 		fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n", why);
 		rc = -ESRCH;
 		goto out;
 	}
+	best = &jobs[pick];
 	*domid = best->domid;
 	if (uuid)
 		snprintf(uuid, XENREAPER_UUID_LEN, "%s", best->uuid);
-	if (name) {
+	if (name)
 		*name = best->name[0] ? strdup(best->name) : NULL;
-	}
 	rc = 0;
 out:
 	free(jobs);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-target.h"
 #include "progress.h"
 #include "tap.h"
 #include "xl-front-args.h"
@@ -275,9 +276,55 @@ static void test_json(void)
 	free(text);
 }
 
+static struct xenreaper_status job(uint32_t domid, const char *name, enum xenreaper_state state,
+				   int64_t requested_ms)
+{
+	struct xenreaper_status st;
+
+	memset(&st, 0, sizeof(st));
+	st.domid = domid;
+	st.state = state;
+	st.requested_ms = requested_ms;
+	snprintf(st.name, sizeof(st.name), "%s", name);
+	return st;
+}
+
+static void test_target_pick(void)
+{
+	const struct xenreaper_status jobs[] = {
+		job(2, "other", XENREAPER_STATE_DONE, 1000),
+		job(7, "2fast", XENREAPER_STATE_DONE, 2000),
+		job(9, "web", XENREAPER_STATE_DONE, 3000),
+		job(4, "web", XENREAPER_STATE_DONE, 5000),
+		job(11, "web", XENREAPER_STATE_DESTROYING, 4000),
+		job(12, "db", XENREAPER_STATE_FAILED, 100),
+		job(13, "db", XENREAPER_STATE_DONE, 200),
+		job(14, "007", XENREAPER_STATE_DONE, 300),
+	};
+	size_t n = sizeof(jobs) / sizeof(*jobs);
+
+	is_int(cli_target_pick("2fast", jobs, n), 1,
+	       "target: a name that starts with a digit is a name, not domain 2");
+	is_int(cli_target_pick("2", jobs, n), 0, "target: all digits is a domid");
+	is_int(cli_target_pick("0007", jobs, n), 1, "target: a domid may have leading zeros, as in xl");
+	is_int(cli_target_pick("007", jobs, n), 1, "target: '007' is domain 7, as xl reads it");
+	is_int(cli_target_pick("2 ", jobs, n), -ESRCH, "target: '2 ' is neither domid 2 nor a job's name");
+	is_int(cli_target_pick("-2", jobs, n), -ESRCH, "target: '-2' is a name, which no job has");
+	is_int(cli_target_pick("+2", jobs, n), -ESRCH, "target: '+2' is a name, which no job has");
+	is_int(cli_target_pick("web", jobs, n), 4, "target: an unfinished job wins over newer finished ones");
+	is_int(cli_target_pick("db", jobs, n), 6, "target: among finished ones, the newest request");
+	is_int(cli_target_pick("3", jobs, n), -ESRCH, "target: an unknown domid matches nothing");
+	is_int(cli_target_pick("99999999999999999999", jobs, n), -ESRCH,
+	       "target: a domid beyond 32 bits matches nothing (it does not wrap)");
+	is_int(cli_target_pick("4294967298", jobs, n), -ESRCH,
+	       "target: 2^32 + 2 is not domain 2");
+	is_int(cli_target_pick("web", jobs, 0), -ESRCH, "target: no jobs, no match");
+}
+
 int main(void)
 {
 	test_front_parse();
+	test_target_pick();
 	test_rate_eta();
 	test_lines();
 	test_daemon_limit();

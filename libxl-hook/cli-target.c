@@ -1,0 +1,74 @@
+/*
+ * cli-target: the xenreaper CLI's fallback when DOMAIN is no longer a
+ * running domain: the job that remembers it.  DOMAIN is read the way xl
+ * and libxenreaper read it.  This file only chooses among jobs it is
+ * given; it reads nothing from xenstore and prints nothing.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "cli-target.h"
+
+/* xenreaper_state_is_final(), which this file does not call so that
+ * unit tests need not link libxenreaper. */
+static bool cli_target_final(enum xenreaper_state state)
+{
+	return state == XENREAPER_STATE_DONE || state == XENREAPER_STATE_FAILED;
+}
+
+/* Whether CANDIDATE should replace BEST as the job DOMAIN means. */
+static bool cli_target_better(const struct xenreaper_status *candidate,
+			      const struct xenreaper_status *best)
+{
+	bool cand_final = cli_target_final(candidate->state);
+	bool best_final = cli_target_final(best->state);
+
+	if (cand_final != best_final)
+		return best_final;
+	return candidate->requested_ms > best->requested_ms;
+}
+
+/* DOMAIN as a domid when it is all decimal digits, which is how xl
+ * (libxl_domain_qualifier_to_domid) and libxenreaper tell a domid from a
+ * name: "2fast" is a guest name, "007" is domain 7.  -EINVAL for a name;
+ * -ERANGE for digits beyond any domid, which then match no job. */
+static int cli_target_domid(const char *domain, uint32_t *domid)
+{
+	uint64_t value = 0;
+
+	if (!domain[0])
+		return -EINVAL;
+	for (const char *c = domain; *c; c++)
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+	for (const char *c = domain; *c; c++) {
+		value = value * 10 + (*c - '0');
+		if (value > UINT32_MAX)
+			return -ERANGE;
+	}
+	*domid = value;
+	return 0;
+}
+
+int cli_target_pick(const char *domain, const struct xenreaper_status *jobs, size_t n)
+{
+	uint32_t domid = 0;
+	bool by_id;
+	int best = -ESRCH, rc;
+
+	rc = cli_target_domid(domain, &domid);
+	if (rc == -ERANGE)
+		return -ESRCH;
+	by_id = rc == 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct xenreaper_status *st = &jobs[i];
+
+		if (by_id ? st->domid != domid : strcmp(st->name, domain))
+			continue;
+		if (best < 0 || cli_target_better(st, &jobs[best]))
+			best = i;
+	}
+	return best;
+}
