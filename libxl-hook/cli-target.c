@@ -5,11 +5,12 @@
  * given; it reads nothing from xenstore and prints nothing.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli-target.h"
+#include "lookup.h"
 
 /* xenreaper_state_is_final(), which this file does not call so that
  * unit tests need not link libxenreaper. */
@@ -30,38 +31,18 @@ static bool cli_target_better(const struct xenreaper_status *candidate,
 	return candidate->requested_ms > best->requested_ms;
 }
 
-/* DOMAIN as a domid when it is all decimal digits, which is how xl
- * (libxl_domain_qualifier_to_domid) and libxenreaper tell a domid from a
- * name: "2fast" is a guest name, "007" is domain 7.  -EINVAL for a name;
- * -ERANGE for digits beyond any domid, which then match no job. */
-static int cli_target_domid(const char *domain, uint32_t *domid)
-{
-	uint64_t value = 0;
-
-	if (!domain[0])
-		return -EINVAL;
-	for (const char *c = domain; *c; c++)
-		if (*c < '0' || *c > '9')
-			return -EINVAL;
-	for (const char *c = domain; *c; c++) {
-		value = value * 10 + (*c - '0');
-		if (value > UINT32_MAX)
-			return -ERANGE;
-	}
-	*domid = value;
-	return 0;
-}
-
 int cli_target_pick(const char *domain, const struct xenreaper_status *jobs, size_t n)
 {
 	uint32_t domid = 0;
 	bool by_id;
 	int best = -ESRCH, rc;
 
-	rc = cli_target_domid(domain, &domid);
-	if (rc == -ERANGE)
+	/* xl's rule, shared with libxenreaper: "2fast" is a name, "007" is
+	 * domain 7, and digits past the last domid name no job. */
+	by_id = lookup_is_domid(domain);
+	rc = by_id ? lookup_parse_domid(domain, &domid) : 0;
+	if (rc)
 		return -ESRCH;
-	by_id = rc == 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct xenreaper_status *st = &jobs[i];
 
