@@ -1,15 +1,20 @@
 /* Unit tests for the clients' pure logic: the xl front's argument
- * classifier, progress formatting (rate, ETA, lines), the daemon-down
+ * classifier and its choice of the real xl (in a fake root), the CLI's
+ * choice of job, progress formatting (rate, ETA, lines), the daemon-down
  * bound, seconds parsing and JSON escaping.  No Xen needed. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli-target.h"
 #include "progress.h"
 #include "tap.h"
 #include "xl-front-args.h"
+#include "xl-front-real.h"
 
 /* Split LINE at spaces and classify it; A->domain points into a static
  * copy, valid until the next call. */
@@ -321,10 +326,164 @@ static void test_target_pick(void)
 	is_int(cli_target_pick("web", jobs, 0), -ESRCH, "target: no jobs, no match");
 }
 
+/* ---------------------------------------------------------------- real xl */
+
+static char real_root[PATH_MAX];
+
+/* Create REAL_ROOT/REL (and its directories) holding TEXT, with MODE. */
+static void real_put(const char *rel, const char *text, mode_t mode)
+{
+	char path[PATH_MAX * 2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", real_root, rel);
+	for (char *slash = strchr(path + strlen(real_root) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		printf("Bail out! cannot create %s\n", path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static void real_remove(const char *rel)
+{
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s%s", real_root, rel);
+	unlink(path);
+}
+
+/* xl_front_real_choose in the fake root; PATH comes back without it. */
+static int real_choose(const char *configured, const struct stat *self, char *rel, size_t len,
+		       char *why, size_t why_len)
+{
+	char path[PATH_MAX * 2];
+	size_t root_len = strlen(real_root);
+	int rc;
+
+	rc = xl_front_real_choose(real_root, configured, self, path, sizeof(path), why, why_len);
+	if (!strncmp(path, real_root, root_len))
+		snprintf(rel, len, "%s", path + root_len);
+	else
+		snprintf(rel, len, "%s", path);
+	return rc;
+}
+
+static void test_real_xl(void)
+{
+	char rel[PATH_MAX], why[1024], cmd[PATH_MAX + 16], path[PATH_MAX * 2];
+	struct stat front;
+	int rc;
+
+	snprintf(real_root, sizeof(real_root), "%s/test-client-root.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(real_root)) {
+		printf("Bail out! mkdtemp %s failed\n", real_root);
+		exit(1);
+	}
+	real_put("/usr/sbin/xl", "#!/bin/sh\n", 0755);		/* Debian's wrapper */
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0755);
+	real_put("/usr/lib/xen-4.19/bin/xl", "4.19\n", 0755);
+	real_put("/sys/hypervisor/version/major", "4\n", 0444);
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "real xl: found with 4.17 and 4.19 installed");
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl",
+	       "real xl: the running hypervisor's version (4.17), not the newest installed");
+	real_put("/sys/hypervisor/version/minor", "19\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.19/bin/xl", "real xl: after the reboot into 4.19, 4.19's");
+	real_put("/sys/hypervisor/version/minor", "1\n", 0444);
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl",
+	       "real xl: Xen 4.1 is not 4.17 or 4.19: the wrapper, which reports what is missing");
+	is_int(rc, 0, "real xl: and that is a success for the front");
+	ok(strstr(why, "/usr/lib/xen-4.1/bin/xl is missing") != NULL,
+	   "real xl: the note says what was passed over: %s", why);
+
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+	real_remove("/usr/lib/xen-4.17/bin/xl");
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl",
+	       "real xl: 4.17 running, only 4.19's tools left: the wrapper, never 4.19's xl");
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0644);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a versioned xl that is not executable is passed over");
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0755);
+
+	real_put("/sys/hypervisor/version/minor", "17rc\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a version that is not a number: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: an empty version: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "17", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl", "real xl: a version without a newline is read");
+
+	real_remove("/sys/hypervisor/version/major");
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: no /sys/hypervisor: the wrapper, not the newest xl");
+	real_remove("/usr/sbin/xl");
+	real_put("/usr/local/sbin/xl", "local\n", 0755);
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: no version, no wrapper: -ENOENT, not the newest xl");
+	ok(strstr(why, "not running under Xen") && strstr(why, "/usr/sbin/xl is missing"),
+	   "real xl: and why says what was tried: %s", why);
+	ok(!strstr(why, "/usr/local"), "real xl: /usr/local/sbin/xl, where the front may be linked, "
+	   "is not tried: %s", why);
+	real_remove("/usr/local/sbin/xl");
+
+	/* The front symlinked over /usr/sbin/xl must not run itself. */
+	real_put("/sys/hypervisor/version/major", "4\n", 0444);
+	real_put("/sys/hypervisor/version/minor", "18\n", 0444);
+	real_put("/front", "the front\n", 0755);
+	snprintf(path, sizeof(path), "%s/front", real_root);
+	stat(path, &front);
+	snprintf(cmd, sizeof(cmd), "%s/usr/sbin/xl", real_root);
+	ok(!symlink(path, cmd), "real xl: /usr/sbin/xl made a link to the front");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: the front is never chosen as the real xl");
+	ok(strstr(why, "/usr/sbin/xl is this front itself") != NULL,
+	   "real xl: and why says so: %s", why);
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+	real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl", "real xl: with the front as /usr/sbin/xl, 4.17's xl");
+	real_remove("/usr/lib/xen-4.17/bin/xl");
+	snprintf(cmd, sizeof(cmd), "%s/usr/lib/xen-4.17/bin/xl", real_root);
+	ok(!link(path, cmd), "real xl: 4.17's xl made a hard link to the front");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: a hard link to the front is the front too");
+	ok(strstr(why, "/usr/lib/xen-4.17/bin/xl is this front itself") != NULL,
+	   "real xl: and why says so: %s", why);
+
+	rc = real_choose("/opt/xen/sbin/xl", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "real xl: a configured REAL_XL is taken");
+	is_str(rel, "/opt/xen/sbin/xl", "real xl: as it is, whatever /sys/hypervisor says");
+	rc = xl_front_real_choose(real_root, path, &front, cmd, sizeof(cmd), why, sizeof(why));
+	is_int(rc, -ELOOP, "real xl: a configured REAL_XL that is the front is refused");
+	ok(strstr(why, "configured") && strstr(why, "this front itself"),
+	   "real xl: and why says so: %s", why);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", real_root);
+	if (system(cmd))
+		printf("# could not remove %s\n", real_root);
+}
+
 int main(void)
 {
 	test_front_parse();
 	test_target_pick();
+	test_real_xl();
 	test_rate_eta();
 	test_lines();
 	test_daemon_limit();
