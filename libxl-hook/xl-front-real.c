@@ -31,6 +31,7 @@ static int xl_front_real_read_number(const char *root, const char *leaf, char *b
 				     size_t len)
 {
 	char path[4096];
+	bool more;
 	size_t n;
 	FILE *f;
 
@@ -39,7 +40,10 @@ static int xl_front_real_read_number(const char *root, const char *leaf, char *b
 	if (!f)
 		return -EINVAL;
 	n = fread(buf, 1, len - 1, f);
+	more = n == len - 1 && fgetc(f) != EOF;
 	fclose(f);
+	if (more)
+		return -EINVAL;		/* no version is that long */
 	buf[n] = '\0';
 	if (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
@@ -51,7 +55,7 @@ static int xl_front_real_read_number(const char *root, const char *leaf, char *b
 	return 0;
 }
 
-/* Append ", TEXT" (or TEXT first) to WHY. */
+/* Add "PATH VERDICT" to the comma-separated list in WHY. */
 static void xl_front_real_note(char *why, size_t len, const char *path, const char *verdict)
 {
 	size_t used = strlen(why);

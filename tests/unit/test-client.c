@@ -328,12 +328,12 @@ static void test_target_pick(void)
 
 /* ---------------------------------------------------------------- real xl */
 
-static char real_root[PATH_MAX];
+static char real_root[256];		/* a directory in TMPDIR */
 
 /* Create REAL_ROOT/REL (and its directories) holding TEXT, with MODE. */
 static void real_put(const char *rel, const char *text, mode_t mode)
 {
-	char path[PATH_MAX * 2];
+	char path[PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s%s", real_root, rel);
@@ -355,7 +355,7 @@ static void real_put(const char *rel, const char *text, mode_t mode)
 
 static void real_remove(const char *rel)
 {
-	char path[PATH_MAX * 2];
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s%s", real_root, rel);
 	unlink(path);
@@ -365,7 +365,7 @@ static void real_remove(const char *rel)
 static int real_choose(const char *configured, const struct stat *self, char *rel, size_t len,
 		       char *why, size_t why_len)
 {
-	char path[PATH_MAX * 2];
+	char path[PATH_MAX];
 	size_t root_len = strlen(real_root);
 	int rc;
 
@@ -379,7 +379,7 @@ static int real_choose(const char *configured, const struct stat *self, char *re
 
 static void test_real_xl(void)
 {
-	char rel[PATH_MAX], why[1024], cmd[PATH_MAX + 16], path[PATH_MAX * 2];
+	char rel[PATH_MAX], why[1024], cmd[PATH_MAX], path[PATH_MAX];
 	struct stat front;
 	int rc;
 
@@ -423,6 +423,9 @@ static void test_real_xl(void)
 	real_put("/sys/hypervisor/version/minor", "17rc\n", 0444);
 	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
 	is_str(rel, "/usr/sbin/xl", "real xl: a version that is not a number: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "0000000000000000017\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a version too long to be one: the wrapper");
 	real_put("/sys/hypervisor/version/minor", "", 0444);
 	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
 	is_str(rel, "/usr/sbin/xl", "real xl: an empty version: the wrapper");
