@@ -21,7 +21,7 @@ else
 	built=0
 fi
 # The sub-build's own list: the outer make's TESTS may be just this script.
-tests=$(cd "$abs_top_builddir/build-asan" && submake -s list-unit-tests)
+tests=$(sanitize_make asan list-unit-tests)
 set -- $tests
 echo "1..$(($# + 2))"
 if [ $built = 1 ] && [ -n "$tests" ]; then
@@ -30,8 +30,7 @@ else
 	not_ok "clang build with -fsanitize=address,undefined, no warnings"
 	tail -n 40 "$build_log" | diag
 fi
-(cd "$abs_top_builddir/build-asan" &&
- submake -s -k -j"$jobs" CFLAGS="$ASAN_CFLAGS -Werror" check TESTS="$tests") >/dev/null 2>&1
+sanitize_make asan -k CFLAGS="$ASAN_CFLAGS -Werror" check TESTS="$tests" >/dev/null 2>&1
 sanitize_report asan "ASan+UBSan" "$@"
 sanitize_repeat asan "ASan+UBSan" tests/unit/test-reaper
 [ $failed -eq 0 ]

@@ -26,15 +26,17 @@ submake() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES $MAKE "$@"
 }
 
-# Skip the whole test (TAP plan 0) unless clang links FLAGS.
+# Skip the whole test (TAP plan 0) unless clang links FLAGS (a program of
+# SOURCE, default an empty main).
 require_clang() {
 	probe=$(mktemp "${TMPDIR:-/tmp}/sanitize-probe.XXXXXX") || exit 1
 	if ! command -v clang >/dev/null 2>&1; then
 		echo "1..0 # SKIP clang is not installed (sh scripts/install-deps, or apt-get install clang libclang-rt-14-dev llvm)"
 		rm -f "$probe"; exit 0
 	fi
-	if ! echo 'int main(void) { return 0; }' |
-	     clang $1 -x c - -o "$probe" >/dev/null 2>&1; then
+	source='int main(void) { return 0; }'
+	[ $# -gt 1 ] && source=$2
+	if ! echo "$source" | clang $1 -x c - -o "$probe" >/dev/null 2>&1; then
 		echo "1..0 # SKIP clang cannot link $1 (apt-get install libclang-rt-14-dev)"
 		rm -f "$probe"; exit 0
 	fi
@@ -46,28 +48,41 @@ require_clang() {
 	fi
 }
 
+# sanitize_make KIND ARGS...: make ARGS in build-KIND, one make at a time
+# (tests/sanitize/asan.sh and tests/fuzz/run-fuzz.sh share build-asan).
+sanitize_make() {
+	kind=$1
+	shift
+	(
+		flock 9 &&
+		cd "$abs_top_builddir/build-$kind" &&
+		submake -s -j"$jobs" "$@"
+	) 9>"$abs_top_builddir/build-$kind.lock"
+}
+
 # sanitize_build KIND CFLAGS LDFLAGS TARGETS...: bring build-KIND up to date
-# and make TARGETS there; 0 on success, else the log's tail is in $build_log.
+# and make TARGETS there; 0 on success, else the reason is in $build_log.
 # Warnings are errors here: clang must find nothing gcc did not.
 sanitize_build() {
 	kind=$1 cflags=$2 ldflags=$3
 	shift 3
 	sub=$abs_top_builddir/build-$kind
 	build_log=$sub.log
-	mkdir -p "$sub" || return 1
-	: > "$build_log"
-	# New flags need a new configure.
-	if [ -f "$sub/Makefile" ] && [ "$(cat "$sub/flags" 2>/dev/null)" != "$cflags | $ldflags" ]; then
-		rm -rf "$sub" && mkdir -p "$sub" || return 1
-	fi
-	(cd "$abs_top_builddir" && submake -s distdir distdir="build-$kind/src") >>"$build_log" 2>&1 ||
-		return 1
-	if [ ! -f "$sub/Makefile" ]; then
-		(cd "$sub" && ./src/configure -q CC=clang CFLAGS="$cflags" LDFLAGS="$ldflags") \
-			>>"$build_log" 2>&1 || return 1
-		echo "$cflags | $ldflags" > "$sub/flags"
-	fi
-	(cd "$sub" && submake -s -j"$jobs" CFLAGS="$cflags -Werror" "$@") >>"$build_log" 2>&1
+	(
+		flock 9 || exit 1
+		mkdir -p "$sub" || exit 1
+		# New flags need a new configure.
+		if [ -f "$sub/Makefile" ] && [ "$(cat "$sub/flags" 2>/dev/null)" != "$cflags | $ldflags" ]; then
+			rm -rf "$sub" && mkdir -p "$sub" || exit 1
+		fi
+		(cd "$abs_top_builddir" && submake -s distdir distdir="build-$kind/src") || exit 1
+		if [ ! -f "$sub/Makefile" ]; then
+			(cd "$sub" && ./src/configure -q CC=clang CFLAGS="$cflags" LDFLAGS="$ldflags") ||
+				exit 1
+			echo "$cflags | $ldflags" > "$sub/flags"
+		fi
+		cd "$sub" && submake -s -j"$jobs" CFLAGS="$cflags -Werror" "$@"
+	) 9>"$sub.lock" >"$build_log" 2>&1
 }
 
 # The sanitizer's report in LOG (a test's log), else its last lines.

@@ -21,8 +21,7 @@ else
 	tail -n 40 "$build_log" | diag
 fi
 # Only these two are built here, so check-TESTS, not check (which builds all).
-(cd "$abs_top_builddir/build-tsan" &&
- submake -s -k check-TESTS check_PROGRAMS="$*" TESTS="$*") >/dev/null 2>&1
+sanitize_make tsan -k check-TESTS check_PROGRAMS="$*" TESTS="$*" >/dev/null 2>&1
 sanitize_report tsan "TSan" "$@"
 sanitize_repeat tsan "TSan" tests/unit/test-reaper
 [ $failed -eq 0 ]
