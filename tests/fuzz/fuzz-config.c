@@ -78,12 +78,29 @@ static void check_errors(const uint8_t *data, size_t size, const struct config_e
 			   prefix, e->text);
 		fuzz_check(strstr(e->text, "expected") != NULL, "message says nothing of what is expected: %s",
 			   e->text);
-		too_long = strstr(e->text, "line is longer than ");
-		fuzz_check(!too_long || line_length(data, size, e->line) >
+		too_long = e->text + strlen(prefix);
+		if (strncmp(too_long, "line is longer than ", strlen("line is longer than ")))
+			continue;
+		fuzz_check(line_length(data, size, e->line) >
 			   strtoul(too_long + strlen("line is longer than "), NULL, 10),
 			   "line %u is %zu bytes long, yet: %s", e->line,
 			   line_length(data, size, e->line), e->text);
 	}
+}
+
+/* The line at S, control characters as \xNN, into BUF (LEN). */
+static const char *visible_line(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && *s != '\n' && o + 5 < len; s++) {
+		if ((unsigned char)*s < 0x20 && *s != '\t')
+			o += snprintf(buf + o, len - o, "\\x%02x", (unsigned char)*s);
+		else
+			buf[o++] = *s;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 /* config_format(CFG) must read back to itself. */
@@ -104,6 +121,7 @@ static void check_round_trip(const struct config *cfg)
 	fuzz_check(config_format(again, &text_again) == 0, "config_format failed the second time");
 	if (strcmp(text, text_again)) {
 		const char *a = text, *b = text_again;
+		char was[256], now[256];
 		unsigned line = 1;
 
 		for (; *a && *a == *b; a++, b++)
@@ -111,9 +129,10 @@ static void check_round_trip(const struct config *cfg)
 				line++;
 		while (a > text && a[-1] != '\n')
 			a--, b--;
-		fuzz_fail("config_format's output reads back differently from line %u: printed '%.*s', "
-			  "read back as '%.*s'\n--- printed\n%s--- read back and printed again\n%s",
-			  line, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b, text, text_again);
+		fuzz_fail("config_format's output reads back differently from line %u: printed '%s', "
+			  "read back as '%s'\n--- printed\n%s--- read back and printed again\n%s",
+			  line, visible_line(a, was, sizeof(was)), visible_line(b, now, sizeof(now)),
+			  text, text_again);
 	}
 	free(text);
 	free(text_again);

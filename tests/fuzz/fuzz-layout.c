@@ -72,7 +72,7 @@ static void check_time(const char *text)
 
 	if (layout_parse_time(text, &ms))
 		return;
-	fuzz_check(ms >= 0, "time '%s' read as %" PRId64 " ms", text, ms);
+	fuzz_check(ms >= 0 && ms <= LAYOUT_TIME_MAX_MS, "time '%s' read as %" PRId64 " ms", text, ms);
 	fuzz_check(decimal_ms(text) == ms, "time '%s' read as %" PRId64 " ms", text, ms);
 	layout_format_time(again, ms);
 	fuzz_check(layout_parse_time(again, &back) == 0 && back == ms,
@@ -107,11 +107,12 @@ static void check_values(const uint8_t *data, size_t size)
 		   "UUID %s does not read back", text);
 	if (size >= HV_UUID_LEN + 8)
 		memcpy(&raw, data + HV_UUID_LEN, 8);
-	/* Every time the daemon can write: wall clock, never negative. */
-	layout_format_time(time_text, (int64_t)(raw >> 1));
-	fuzz_check(layout_parse_time(time_text, &ms) == 0 && ms == (int64_t)(raw >> 1),
-		   "time %" PRId64 " ms, written '%s', does not read back", (int64_t)(raw >> 1),
-		   time_text);
+	/* Every time a node may carry: from the epoch to the end of year 9999. */
+	layout_format_time(time_text, (int64_t)(raw % (LAYOUT_TIME_MAX_MS + 1)));
+	fuzz_check(layout_parse_time(time_text, &ms) == 0 &&
+		   ms == (int64_t)(raw % (LAYOUT_TIME_MAX_MS + 1)),
+		   "time %" PRId64 " ms, written '%s', does not read back",
+		   (int64_t)(raw % (LAYOUT_TIME_MAX_MS + 1)), time_text);
 	snprintf(text, sizeof(text), "%" PRIu32, (uint32_t)(raw % (LAYOUT_DOMID_MAX + 1)));
 	fuzz_check(layout_parse_domid(text, &domid) == 0 && domid == raw % (LAYOUT_DOMID_MAX + 1),
 		   "domid %s does not read back", text);

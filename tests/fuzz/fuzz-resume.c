@@ -4,7 +4,7 @@
  * parses for each domid reaper_start() finds.  The input's lines up to one
  * reading "@start" are NODE=VALUE, written as /tool/xenreaper/job/NODE
  * (e.g. "5/state=destroying"); then the daemon starts, and the lines after
- * it are a bed.h script (requests, main loop steps).  At the end the same
+ * it are a script.h script (requests, main loop steps).  At the end the same
  * checks as fuzz-intake hold, where a job node read back in an active
  * state with a domain's UUID counts as that domain's request: an
  * unreadable or finished job must never lead to a destroy.
@@ -13,19 +13,23 @@
  */
 #include <stdbool.h>
 
-#include "bed.h"
 #include "fuzz.h"
+#include "holders.h"
+#include "script.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_quiet_logs();
+	/* Zombies' held-by would read every process in /proc: a directory
+	 * without process entries keeps runs fast and alike. */
+	holders_set_proc_root("/");
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data, *end = text + size, *nl, *eq;
-	struct bed *b = bed_new();
+	struct script *s = script_new();
 	bool started = false;
 	unsigned planted = 0;
 
@@ -34,23 +38,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!nl)
 			nl = end;
 		if (started) {
-			bed_run_line(b, text, nl - text);
+			script_run_line(s, text, nl - text);
 		} else if (nl - text == 6 && !memcmp(text, "@start", 6)) {
-			bed_start(b);
+			script_start(s);
 			started = true;
-		} else if ((eq = memchr(text, '=', nl - text)) && planted++ < BED_MAX_LINES) {
+		} else if ((eq = memchr(text, '=', nl - text)) && planted++ < SCRIPT_MAX_LINES) {
 			char *node = fuzz_string((const uint8_t *)text, eq - text);
 			char *value = fuzz_string((const uint8_t *)eq + 1, nl - eq - 1);
 
-			bed_plant_job_node(b, node, value);
+			script_plant_job_node(s, node, value);
 			free(node);
 			free(value);
 		}
 		text = nl + 1;
 	}
 	if (!started)
-		bed_start(b);
-	bed_finish(b);
-	bed_free(b);
+		script_start(s);
+	script_finish(s);
+	script_free(s);
 	return 0;
 }

@@ -20,7 +20,10 @@ ASAN_CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 ASAN_LDFLAGS="-fsanitize=address,undefined"
 require_clang "-fsanitize=address,undefined,fuzzer" \
 	'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }'
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
+# A smaller quarantine than ASan's 256 MiB: a run frees and allocates a
+# whole fake host, and fresh pages for each cost fuzz-intake a third of
+# its speed.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:quarantine_size_mb=16}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
 
