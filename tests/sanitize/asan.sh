@@ -15,13 +15,17 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1:str
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
 
+# Built under the sub-build's lock (the test programs too); the tests then
+# run without it, so tests/fuzz/run-fuzz.sh can build its fuzzers there
+# meanwhile.  The list is the sub-build's own: the outer make's TESTS may be
+# just this script.
+built=0
 if sanitize_build asan "$ASAN_CFLAGS" "$ASAN_LDFLAGS" all; then
-	built=1
-else
-	built=0
+	tests=$(sanitize_make asan list-unit-tests 2>/dev/null)
+	programs=$(echo "$tests" | grep -v '\.sh$')
+	# shellcheck disable=SC2086
+	sanitize_make asan CFLAGS="$ASAN_CFLAGS -Werror" $programs >>"$build_log" 2>&1 && built=1
 fi
-# The sub-build's own list: the outer make's TESTS may be just this script.
-tests=$(sanitize_make asan list-unit-tests)
 set -- $tests
 echo "1..$(($# + 2))"
 if [ $built = 1 ] && [ -n "$tests" ]; then
@@ -30,7 +34,8 @@ else
 	not_ok "clang build with -fsanitize=address,undefined, no warnings"
 	tail -n 40 "$build_log" | diag
 fi
-sanitize_make asan -k CFLAGS="$ASAN_CFLAGS -Werror" check TESTS="$tests" >/dev/null 2>&1
+(cd "$abs_top_builddir/build-asan" &&
+ submake -s -k -j"$jobs" check-TESTS check_PROGRAMS="$(echo $programs)" TESTS="$tests") >/dev/null 2>&1
 sanitize_report asan "ASan+UBSan" "$@"
 sanitize_repeat asan "ASan+UBSan" tests/unit/test-reaper
 [ $failed -eq 0 ]

@@ -5,9 +5,9 @@
 # sanitizer flags in $abs_top_builddir/build-KIND, while the main build
 # stays on gcc.  configure refuses a VPATH build from a source tree that is
 # itself configured (quickstart builds in place), so the sources are first
-# copied by `make distdir` (exactly what the tarball holds, timestamps
-# kept) into build-KIND/src, and build-KIND is a VPATH build of that copy:
-# configured once, then only brought up to date.  The main build's make
+# copied by `make distdir` (exactly what the tarball holds) into
+# build-KIND/src, and build-KIND is a VPATH build of that copy: configured
+# once, then only brought up to date.  The main build's make
 # variables never leak in (MAKEFLAGS is dropped), so `make check TESTS=...`
 # or CFLAGS=... given to the outer make cannot change what is run here.
 
@@ -60,6 +60,32 @@ sanitize_make() {
 	) 9>"$abs_top_builddir/build-$kind.lock"
 }
 
+# sanitize_sync KIND: build-KIND/src made equal to what `make distdir`
+# gives now, touching only what changed (a test may be reading the rest),
+# changed files stamped now so make rebuilds from them; a changed configure
+# or Makefile.in starts build-KIND afresh.  Under the sub-build's lock.
+sanitize_sync() {
+	sub=$abs_top_builddir/build-$1 new=$abs_top_builddir/build-$1.new
+	rm -rf "$new"
+	(cd "$abs_top_builddir" && submake -s distdir distdir="build-$1.new") || return 1
+	if [ -d "$sub/src" ] && ! { cmp -s "$new/configure" "$sub/src/configure" &&
+				    cmp -s "$new/Makefile.in" "$sub/src/Makefile.in"; }; then
+		rm -rf "$sub"
+	fi
+	if [ ! -d "$sub/src" ]; then
+		mkdir -p "$sub" && mv "$new" "$sub/src"
+		return
+	fi
+	(cd "$new" && find . -type f) | while IFS= read -r f; do
+		cmp -s "$new/$f" "$sub/src/$f" && continue
+		mkdir -p "$(dirname "$sub/src/$f")" && cp -f "$new/$f" "$sub/src/$f" || exit 1
+	done || return 1
+	(cd "$sub/src" && find . -type f) | while IFS= read -r f; do
+		[ -e "$new/$f" ] || rm -f "$sub/src/$f"
+	done
+	rm -rf "$new"
+}
+
 # sanitize_build KIND CFLAGS LDFLAGS TARGETS...: bring build-KIND up to date
 # and make TARGETS there; 0 on success, else the reason is in $build_log.
 # Warnings are errors here: clang must find nothing gcc did not.
@@ -70,12 +96,11 @@ sanitize_build() {
 	build_log=$sub.log
 	(
 		flock 9 || exit 1
-		mkdir -p "$sub" || exit 1
 		# New flags need a new configure.
 		if [ -f "$sub/Makefile" ] && [ "$(cat "$sub/flags" 2>/dev/null)" != "$cflags | $ldflags" ]; then
-			rm -rf "$sub" && mkdir -p "$sub" || exit 1
+			rm -rf "$sub" || exit 1
 		fi
-		(cd "$abs_top_builddir" && submake -s distdir distdir="build-$kind/src") || exit 1
+		sanitize_sync "$kind" || exit 1
 		if [ ! -f "$sub/Makefile" ]; then
 			(cd "$sub" && ./src/configure -q CC=clang CFLAGS="$cflags" LDFLAGS="$ldflags") ||
 				exit 1
