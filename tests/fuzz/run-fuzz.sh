@@ -7,7 +7,8 @@
 # input is left in tests/fuzz/work/TARGET/ with the line that reproduces it.
 # FUZZ_TARGETS picks targets (default: all); FUZZ_JOBS how many fuzz at
 # once (default: one per CPU).  New coverage is kept in
-# tests/fuzz/work/TARGET/corpus, so later runs start from there.
+# tests/fuzz/work/TARGET/corpus, so later runs start from there.  An input
+# that runs longer than 30 s counts as a hang.
 # TAP on stdout.
 . "${srcdir:-.}/tests/sanitize/lib.sh"
 
@@ -95,7 +96,7 @@ fuzz_target() {
 		return
 	fi
 	# shellcheck disable=SC2086
-	if "$bin" -timeout=10 -rss_limit_mb=2048 $files > "$dir/replay.log" 2>&1; then
+	if "$bin" -timeout=30 -rss_limit_mb=2048 $files > "$dir/replay.log" 2>&1; then
 		echo "ok - $t: $nfiles seed inputs run cleanly" >> "$dir.tap"
 	else
 		{
@@ -106,7 +107,7 @@ fuzz_target() {
 	fi
 	# One by one: libFuzzer stops at the first failing input.
 	for f in $fixed; do
-		if "$bin" -timeout=10 -rss_limit_mb=2048 "$f" > "$dir/regression.log" 2>&1; then
+		if "$bin" -timeout=30 -rss_limit_mb=2048 "$f" > "$dir/regression.log" 2>&1; then
 			echo "ok - $t: regression ${f##*/regressions/} passes" >> "$dir.tap"
 			fuzz_from="$fuzz_from $f"
 		else
@@ -118,12 +119,17 @@ fuzz_target() {
 		fi
 	done
 	[ "$seconds" -gt 0 ] || return
+	# Reading the corpus back is part of the time: past 1000 inputs
+	# (fuzz-intake reads some 30 a second), start again from the seeds.
+	if [ "$(find "$dir/corpus" -type f | grep -c .)" -gt 1000 ]; then
+		rm -rf "$dir/corpus" && mkdir "$dir/corpus" || return
+	fi
 	# libFuzzer takes directories: the seeds and the regressions that pass
 	# join what earlier runs found (a failing one would only stop it again).
 	# shellcheck disable=SC2086
 	cp -f $fuzz_from "$dir/corpus/" || return
 	# shellcheck disable=SC2086
-	"$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+	"$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=8192 \
 		-print_final_stats=1 -artifact_prefix="$dir/artifacts/" \
 		"$dir/corpus" > "$dir/fuzz.log" 2>&1
 	rc=$?
