@@ -296,6 +296,26 @@ static void parse_protect(struct parser *p, const char *value)
 	}
 }
 
+/* A continuation line of protect: inih hands it over as it is, so its
+ * inline comment (a ';' after a space or tab, as on a key line) goes here. */
+static void parse_protect_continued(struct parser *p, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (!copy) {
+		p->nomem = true;
+		return;
+	}
+	for (char *c = copy; *c; c++) {
+		if (*c == ';' && c > copy && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			break;
+		}
+	}
+	parse_protect(p, copy);
+	free(copy);
+}
+
 static void parse_log_level(struct parser *p, const char *value)
 {
 	int prio;
@@ -600,7 +620,7 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 	p->handled = true;
 	if (p->kind == LINE_CONTINUATION) {
 		if (p->prev_key_section == SECTION_DAEMON && p->prev_key == DK_PROTECT)
-			parse_protect(p, value);
+			parse_protect_continued(p, value);
 		else if (p->prev_key_section != SECTION_UNKNOWN)
 			parser_error(p, p->lineno,
 				     "indented line continues the value of '%s'; expected each key at the start of its own line",
@@ -751,26 +771,35 @@ static void finish_line(struct parser *p)
 static char *parser_read(char *buf, int size, void *user)
 {
 	struct parser *p = user;
-	size_t len;
+	size_t len = 0, chars = 0, room = size - 2;	/* for the newline and the NUL */
+	bool nul = false;
 	int c;
 
 	finish_line(p);
-	if (!fgets(buf, size, p->file))
+	/* By hand, not fgets(): a NUL byte would end fgets()'s string early and
+	 * hide the rest of the line (or shift every line number after it). */
+	while ((c = getc(p->file)) != EOF && c != '\n') {
+		if (c == '\0')
+			nul = true;
+		else if (chars++ < room)
+			buf[len++] = c;
+	}
+	if (c == EOF && !chars && !nul)
 		return NULL;
 	p->lineno++;
-	len = strlen(buf);
-	if (len && buf[len - 1] != '\n') {
-		c = getc(p->file);
-		if (c != EOF && c != '\n') {
-			while (c != EOF && c != '\n')
-				c = getc(p->file);
+	if (c == '\n')
+		buf[len++] = '\n';
+	buf[len] = '\0';
+	if (nul || chars > room) {
+		if (nul)
+			parser_error(p, p->lineno, "line has a NUL byte; expected text");
+		else
 			parser_error(p, p->lineno,
-				     "line is longer than %d characters; expected shorter lines (split protect over indented lines)",
-				     size - 2);
-			p->kind = LINE_IGNORED;
-			strcpy(buf, "\n");
-			return buf;
-		}
+				     "line is longer than %zu characters; expected shorter lines (split protect over indented lines)",
+				     room);
+		p->kind = LINE_IGNORED;
+		strcpy(buf, "\n");
+		return buf;
 	}
 	classify_line(p, buf);
 	return buf;

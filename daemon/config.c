@@ -4,6 +4,7 @@
  * down), printing it back as a file, and the error list.  Reading a file
  * is config-parse.c's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,11 +172,23 @@ static void format_pool(FILE *f, const struct config_pool *pool)
 		pool->adopt_orphans ? "adopt" : "ignore");
 }
 
-/* ITEM as config_parse() reads it back: bare, or quoted with escapes when
- * it holds a space, a tab, a quote or a backslash. */
+/* Whether ITEM must be quoted to read back the same: it holds blanks of
+ * any kind (inih strips them at either end), a quote or a backslash, or it
+ * starts like a comment (on a continuation line it would be one). */
+static bool protect_item_quoted(const char *item)
+{
+	if (item[0] == '#' || item[0] == ';')
+		return true;
+	for (const char *c = item; *c; c++)
+		if (isspace((unsigned char)*c) || *c == '"' || *c == '\\')
+			return true;
+	return false;
+}
+
+/* ITEM as config_parse() reads it back: bare, or quoted with escapes. */
 static void format_protect_item(FILE *f, const char *item)
 {
-	if (!item[strcspn(item, " \t\"\\")]) {
+	if (!protect_item_quoted(item)) {
 		fputs(item, f);
 		return;
 	}
@@ -193,7 +206,7 @@ static size_t protect_item_width(const char *item)
 {
 	size_t n = strlen(item);
 
-	if (!item[strcspn(item, " \t\"\\")])
+	if (!protect_item_quoted(item))
 		return n;
 	for (const char *c = item; *c; c++)
 		n += *c == '"' || *c == '\\';
@@ -220,8 +233,9 @@ int config_format(const struct config *cfg, char **out)
 	for (i = 0; i < cfg->n_protect; i++) {
 		size_t width = protect_item_width(cfg->protect[i]);
 
-		/* Continuation lines keep a long list under inih's line limit. */
-		if (i && col + 1 + width > 72) {
+		/* Continuation lines keep a long list (or a long first item)
+		 * under inih's line limit. */
+		if (col + 1 + width > 72) {
 			fputs("\n\t", f);
 			col = 8 + width;
 		} else {

@@ -110,17 +110,25 @@ static void parse_line(const char *line, const char *end, struct heapdump *out)
 			note_node(out, node);
 		return;
 	}
-	if (eat(&c, "Node ") && eat_u64(&c, &node) && eat(&c, " has ") &&
-	    eat_u64(&c, &pages) && eat(&c, " unscrubbed pages") && at_end(&c)) {
+	/* Xen has no node past HEAPDUMP_MAX_NODES: such a line is not its. */
+	if (eat(&c, "Node ") && eat_u64(&c, &node) && node < HEAPDUMP_MAX_NODES &&
+	    eat(&c, " has ") && eat_u64(&c, &pages) && eat(&c, " unscrubbed pages") && at_end(&c)) {
 		/* A dump whose header the ring already dropped still counts. */
 		out->seen_dump = true;
 		note_node(out, node);
-		if (node < HEAPDUMP_MAX_NODES) {
-			out->total -= out->node_pages[node];
-			out->node_pages[node] = pages;
-		}
-		out->total += pages;
+		out->node_pages[node] = pages;
 	}
+}
+
+/* The total of the nodes, saturating: no figure of Xen's comes near 2^64
+ * pages, and a total that wrapped would read as nearly nothing. */
+static uint64_t heapdump_sum(const struct heapdump *dump)
+{
+	uint64_t total = 0;
+
+	for (unsigned n = 0; n < dump->n_nodes; n++)
+		total = dump->node_pages[n] > UINT64_MAX - total ? UINT64_MAX : total + dump->node_pages[n];
+	return total;
 }
 
 int heapdump_parse(const char *text, size_t len, struct heapdump *out)
@@ -137,6 +145,7 @@ int heapdump_parse(const char *text, size_t len, struct heapdump *out)
 		parse_line(p, line_end, out);
 		p = nl + 1;
 	}
+	out->total = heapdump_sum(out);
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #define HEAPDUMP_MAX_NODES 64
 
 struct heapdump {
-	uint64_t total;		/* unscrubbed pages, all nodes */
+	uint64_t total;		/* unscrubbed pages, all nodes (saturating sum) */
 	unsigned n_nodes;	/* 1 + highest node the dump named, at most HEAPDUMP_MAX_NODES */
 	uint64_t node_pages[HEAPDUMP_MAX_NODES];	/* unscrubbed pages per node */
 	bool seen_dump;		/* the text holds a dump; if not, the rest means nothing */

@@ -4,7 +4,7 @@
  * contract on what comes out:
  *
  *   - total is the sum of the per-node figures, exactly (no node counted
- *     twice or left out, no wrap-around);
+ *     twice or left out), saturating at 2^64 - 1 instead of wrapping;
  *   - n_nodes is at most HEAPDUMP_MAX_NODES and no node at or past it has
  *     pages;
  *   - no backlog without a dump: seen_dump false means total 0;
@@ -30,6 +30,8 @@ static void check_contract(const struct heapdump *d, const char *what)
 			   "%s: node %u has %llu pages but n_nodes is %u", what, i,
 			   (unsigned long long)d->node_pages[i], d->n_nodes);
 	}
+	if (sum > UINT64_MAX)
+		sum = UINT64_MAX;	/* saturates, never wraps */
 	fuzz_check(sum == d->total, "%s: total %llu is not the sum of the nodes' pages (%s%llu)",
 		   what, (unsigned long long)d->total, sum > UINT64_MAX ? "2^64 + " : "",
 		   (unsigned long long)sum);

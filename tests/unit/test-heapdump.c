@@ -113,7 +113,12 @@ static void test_formats(void)
 	ok(h.seen_dump && h.total == 0 && h.n_nodes == 4,
 	   "zero-padded heap lines name their node; no Node line is 0 pending");
 	h = parse(HEADER "(XEN) Node 70 has 5 unscrubbed pages\n(XEN) Node 2 has 1 unscrubbed pages\n");
-	ok(h.total == 6 && h.n_nodes == 3, "a node beyond HEAPDUMP_MAX_NODES still counts in total");
+	ok(h.total == 1 && h.n_nodes == 3,
+	   "a Node line past Xen's %d nodes is none of Xen's: ignored, total = sum of nodes",
+	   HEAPDUMP_MAX_NODES);
+	h = parse(HEADER "(XEN) Node 0 has 18446744073709551615 unscrubbed pages\n"
+		  "(XEN) Node 1 has 2 unscrubbed pages\n");
+	ok(h.total == UINT64_MAX, "a total past 2^64 saturates instead of wrapping to nearly nothing");
 }
 
 static void test_several_dumps(void)
