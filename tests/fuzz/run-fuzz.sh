@@ -13,7 +13,7 @@
 . "${srcdir:-.}/tests/sanitize/lib.sh"
 
 seconds=${FUZZ_SECONDS:-30}
-targets=${FUZZ_TARGETS:-fuzz-config fuzz-heapdump fuzz-layout fuzz-intake fuzz-resume fuzz-xl-front}
+targets=${FUZZ_TARGETS:-fuzz-config fuzz-heapdump fuzz-layout fuzz-intake fuzz-resume fuzz-xl-front fuzz-cli}
 fuzz_jobs=${FUZZ_JOBS:-$jobs}
 case $seconds in *[!0-9]*|'') echo "Bail out! FUZZ_SECONDS=$seconds: expected whole seconds"; exit 1 ;; esac
 

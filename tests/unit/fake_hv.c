@@ -14,7 +14,8 @@
 #include "fake_hv.h"
 #include "inject.h"
 
-#define FAKE_MAX 64
+#define FAKE_MAX 256
+#define FAKE_GONE_MAX 4096
 
 struct fake_domain {
 	struct hv_domain d;
@@ -40,9 +41,10 @@ struct fake_hv {
 	unsigned scrub_probes;
 	struct fake_domain doms[FAKE_MAX];
 	unsigned n;
-	unsigned destroy_calls_gone[FAKE_MAX];	/* by slot of removed domid, simple */
-	uint32_t gone_domid[FAKE_MAX];
+	unsigned destroy_calls_gone[FAKE_GONE_MAX];	/* destroys of each removed domain */
+	uint32_t gone_domid[FAKE_GONE_MAX];
 	unsigned n_gone;
+	unsigned stale;		/* destroys refused for a UUID the domid no longer has */
 	struct inject inject;
 };
 
@@ -64,10 +66,13 @@ static void fh_remove_locked(struct fake_hv *fh, uint32_t domid)
 	for (unsigned i = 0; i < fh->n; i++) {
 		if (fh->doms[i].d.domid != domid)
 			continue;
-		if (fh->n_gone < FAKE_MAX) {
-			fh->gone_domid[fh->n_gone] = domid;
-			fh->destroy_calls_gone[fh->n_gone++] = fh->doms[i].destroy_calls;
+		if (fh->n_gone == FAKE_GONE_MAX) {
+			fprintf(stderr, "fake_hv: more than %d domains removed; raise FAKE_GONE_MAX\n",
+				FAKE_GONE_MAX);
+			abort();	/* a silent undercount would hide a double destroy */
 		}
+		fh->gone_domid[fh->n_gone] = domid;
+		fh->destroy_calls_gone[fh->n_gone++] = fh->doms[i].destroy_calls;
 		fh->doms[i] = fh->doms[--fh->n];
 		return;
 	}
@@ -135,6 +140,7 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 		rc = -ESRCH;
 	} else if (memcmp(fd->d.uuid, uuid, HV_UUID_LEN)) {
 		rc = -ESTALE;	/* the real one checks too: never a reused domid */
+		fh->stale++;
 	} else if (fd->failing) {
 		fd->destroy_calls++;
 		rc = -EIO;
@@ -274,6 +280,10 @@ void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages
 	struct fake_domain *fd;
 
 	pthread_mutex_lock(&fh->lock);
+	if (fh->n == FAKE_MAX) {
+		fprintf(stderr, "fake_hv: more than %d domains; raise FAKE_MAX\n", FAKE_MAX);
+		abort();
+	}
 	fd = &fh->doms[fh->n++];
 	memset(fd, 0, sizeof(*fd));
 	fd->d.domid = domid;
@@ -450,6 +460,16 @@ unsigned fake_hv_concurrent_destroys(struct hv *hv)
 
 	pthread_mutex_lock(&fh_of(hv)->lock);
 	n = fh_of(hv)->concurrent;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
+}
+
+unsigned fake_hv_stale_destroys(struct hv *hv)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->stale;
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 	return n;
 }

@@ -53,6 +53,9 @@ unsigned fake_hv_scrub_probes(struct hv *hv);
 /* Fail call NTH (from now) of OP with ERR (negative errno), or every one
  * from then on if STICKY; NTH 0 clears.  A failed destroy changes nothing. */
 void fake_hv_inject(struct hv *hv, enum fake_hv_op op, unsigned nth, int err, bool sticky);
+/* Destroys refused because the domid no longer carried the UUID asked
+ * for (the worker's last check caught what the daemon's guard did not). */
+unsigned fake_hv_stale_destroys(struct hv *hv);
 /* Destroys of a domid that started while another for it still ran. */
 unsigned fake_hv_concurrent_destroys(struct hv *hv);
 /* Calls of OP made so far. */
