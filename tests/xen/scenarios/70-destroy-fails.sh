@@ -37,9 +37,9 @@ xb_check "the job's error node says why" test -n "$err"
 
 # Retries while the cause is there: each one is one 'cannot open lockfile'
 # from libxl, stamped with the daemon log's monotonic ms.
-i=0
-while [ "$(grep -c 'cannot open lockfile' $XB_DAEMON_LOG)" -lt 3 ] && [ $i -lt 150 ]; do
-	sleep 0.1; i=$((i + 1))
+until=$(($(xb_ms) + 20000))
+while [ "$(grep -c 'cannot open lockfile' $XB_DAEMON_LOG)" -lt 3 ] && [ $(xb_ms) -lt $until ]; do
+	sleep 0.2
 done
 stamps=$(grep 'cannot open lockfile' $XB_DAEMON_LOG | awk '{ print $1 }' | tr '\n' ' ')
 gaps=$(echo $stamps | awk '{ for (i = 2; i <= NF; i++) printf "%d ", $i - $(i - 1) }')
