@@ -31,6 +31,11 @@
 #define PROGRESS_MIN_MS 10
 #define PROGRESS_MAX_MS (60 * 1000)
 #define PROBE_INTERVAL_MIN_MS 100
+/* Upper bounds, so that no span added to "now" can overflow and every
+ * value means something an admin could want. */
+#define PROBE_INTERVAL_MAX_MS (3600LL * 1000)
+#define GRACE_MAX_MS (24 * 3600LL * 1000)
+#define RETENTION_MAX_MS (30 * 24 * 3600LL * 1000)
 
 enum daemon_key {
 	DK_JOBS, DK_RETENTION, DK_PROGRESS_INTERVAL, DK_SCRUB_PROBE,
@@ -44,11 +49,11 @@ static const char *const daemon_keys[] = {
 	[DK_LOG_LEVEL] = "log-level",
 };
 
-enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, N_POOL_KEYS };
+enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, PK_ORPHANS, N_POOL_KEYS };
 
 static const char *const pool_keys[] = {
 	[PK_SCRUB] = "scrub", [PK_TEARDOWN] = "teardown", [PK_GRACE] = "grace",
-	[PK_PRIORITY] = "priority",
+	[PK_PRIORITY] = "priority", [PK_ORPHANS] = "orphans",
 };
 
 
@@ -170,7 +175,6 @@ static void parse_jobs(struct parser *p, const char *value)
 	p->cfg->jobs = n;
 }
 
-/* MAX of INT64_MAX means no upper bound. */
 static void parse_duration(struct parser *p, const char *key, const char *value,
 			   int64_t min, int64_t max, int64_t *ms)
 {
@@ -195,45 +199,100 @@ static void parse_duration(struct parser *p, const char *key, const char *value,
 		*ms = v;
 		return;
 	}
-	if (rc == -ERANGE && max == INT64_MAX)
-		parser_error(p, p->lineno, "%s = '%s' is too long to count in milliseconds; expected %s",
-			     key, value, DURATION_HINT);
-	else if (max != INT64_MAX)
-		parser_error(p, p->lineno, "%s = '%s' is out of range; expected a duration from %s to %s",
-			     key, value, lo, hi);
-	else
-		parser_error(p, p->lineno, "%s = '%s' is out of range; expected a duration of at least %s",
-			     key, value, lo);
+	parser_error(p, p->lineno, "%s = '%s' is out of range; expected a duration from %s to %s",
+		     key, value, lo, hi);
+}
+
+/* One protect item from S: a bare word, or a "quoted name" in which \" and
+ * \\ stand for themselves (a guest named `web 1`).  Returns the malloc'd
+ * item and sets *END past it; NULL with a message on a bad item. */
+static char *protect_item(struct parser *p, const char *s, const char **end)
+{
+	char *item, *out;
+	size_t len;
+
+	if (*s != '"') {
+		len = strcspn(s, " \t");
+		if (memchr(s, '"', len) || memchr(s, '\\', len)) {
+			parser_error(p, p->lineno,
+				     "protect item '%.*s' has a quote or backslash inside a bare name; expected names, UUIDs, or \"quoted names\" with \\\" and \\\\ escapes",
+				     (int)len, s);
+			return NULL;
+		}
+		*end = s + len;
+		item = strndup(s, len);
+		if (!item)
+			p->nomem = true;
+		return item;
+	}
+	out = item = malloc(strlen(s));
+	if (!item) {
+		p->nomem = true;
+		return NULL;
+	}
+	for (s++; *s && *s != '"'; s++) {
+		if (*s == '\\') {
+			if (s[1] != '"' && s[1] != '\\') {
+				parser_error(p, p->lineno,
+					     "protect has '\\%c' in a quoted name; expected \\\" or \\\\ (the only escapes)",
+					     s[1] ? s[1] : ' ');
+				free(item);
+				return NULL;
+			}
+			s++;
+		}
+		*out++ = *s;
+	}
+	*out = '\0';
+	if (*s != '"') {
+		parser_error(p, p->lineno, "protect has a quoted name with no closing quote; expected \"NAME\"");
+		free(item);
+		return NULL;
+	}
+	if (!item[0]) {
+		parser_error(p, p->lineno, "protect has an empty quoted name; expected a domain name or UUID");
+		free(item);
+		return NULL;
+	}
+	s++;
+	if (*s && *s != ' ' && *s != '\t') {
+		parser_error(p, p->lineno, "protect has text right after a closing quote; expected a space between items");
+		free(item);
+		return NULL;
+	}
+	*end = s;
+	return item;
 }
 
 static void parse_protect(struct parser *p, const char *value)
 {
 	struct config *cfg = p->cfg;
-	const char *s = value;
+	const char *s = value, *end;
 	char **v, *item;
-	size_t len;
 
 	for (;;) {
 		s += strspn(s, " \t");
-		len = strcspn(s, " \t");
-		if (!len)
+		if (!*s)
 			return;
-		if (strspn(s, "0123456789") == len) {
+		item = protect_item(p, s, &end);
+		if (!item)
+			return;
+		s = end;
+		if (all_digits(item)) {
 			parser_error(p, p->lineno,
-				     "protect lists '%.*s', a domid; expected domain names or UUIDs (domids are reused)",
-				     (int)len, s);
-		} else {
-			item = strndup(s, len);
-			v = item ? realloc(cfg->protect, (cfg->n_protect + 1) * sizeof(*v)) : NULL;
-			if (!v) {
-				free(item);
-				p->nomem = true;
-				return;
-			}
-			cfg->protect = v;
-			cfg->protect[cfg->n_protect++] = item;
+				     "protect lists '%s', a domid; expected domain names or UUIDs (domids are reused)",
+				     item);
+			free(item);
+			continue;
 		}
-		s += len;
+		v = realloc(cfg->protect, (cfg->n_protect + 1) * sizeof(*v));
+		if (!v) {
+			free(item);
+			p->nomem = true;
+			return;
+		}
+		cfg->protect = v;
+		cfg->protect[cfg->n_protect++] = item;
 	}
 }
 
@@ -318,7 +377,7 @@ static void parse_pool_key(struct parser *p, struct config_pool *pool, int key, 
 				     value);
 		return;
 	case PK_GRACE:
-		parse_duration(p, "grace", value, 0, INT64_MAX, &pool->grace_ms);
+		parse_duration(p, "grace", value, 0, GRACE_MAX_MS, &pool->grace_ms);
 		return;
 	case PK_PRIORITY:
 		i = name_lookup(config_priority_names, N_ELEMS(config_priority_names), value);
@@ -328,6 +387,14 @@ static void parse_pool_key(struct parser *p, struct config_pool *pool, int key, 
 			return;
 		}
 		pool->priority = i;
+		return;
+	case PK_ORPHANS:
+		if (strcmp(value, "adopt") && strcmp(value, "ignore")) {
+			parser_error(p, p->lineno, "orphans = '%s' is not valid; expected adopt or ignore",
+				     value);
+			return;
+		}
+		pool->adopt_orphans = !strcmp(value, "adopt");
 		return;
 	}
 }
@@ -341,7 +408,7 @@ static void parse_daemon_key(struct parser *p, int key, const char *value)
 		parse_jobs(p, value);
 		return;
 	case DK_RETENTION:
-		parse_duration(p, "retention", value, 0, INT64_MAX, &cfg->retention_ms);
+		parse_duration(p, "retention", value, 0, RETENTION_MAX_MS, &cfg->retention_ms);
 		return;
 	case DK_PROGRESS_INTERVAL:
 		parse_duration(p, "progress-interval", value, PROGRESS_MIN_MS, PROGRESS_MAX_MS,
@@ -351,7 +418,7 @@ static void parse_daemon_key(struct parser *p, int key, const char *value)
 		parse_scrub_probe(p, value);
 		return;
 	case DK_SCRUB_PROBE_INTERVAL:
-		parse_duration(p, "scrub-probe-interval", value, PROBE_INTERVAL_MIN_MS, INT64_MAX,
+		parse_duration(p, "scrub-probe-interval", value, PROBE_INTERVAL_MIN_MS, PROBE_INTERVAL_MAX_MS,
 			       &cfg->scrub_probe_interval_ms);
 		return;
 	case DK_PROTECT:
@@ -548,11 +615,11 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 		if (key < 0) {
 			if (pool->name)
 				parser_error(p, p->lineno,
-					     "unknown key '%s' in [pool:%s]; expected scrub, teardown, grace or priority",
+					     "unknown key '%s' in [pool:%s]; expected scrub, teardown, grace, priority or orphans",
 					     name, pool->name);
 			else
 				parser_error(p, p->lineno,
-					     "unknown key '%s' in [default]; expected scrub, teardown, grace or priority",
+					     "unknown key '%s' in [default]; expected scrub, teardown, grace, priority or orphans",
 					     name);
 			return 1;
 		}
@@ -694,6 +761,8 @@ static void pool_inherit(struct config_pool *pool, const struct config_pool *def
 		pool->grace_ms = def->grace_ms;
 	if (!lines[PK_PRIORITY])
 		pool->priority = def->priority;
+	if (!lines[PK_ORPHANS])
+		pool->adopt_orphans = def->adopt_orphans;
 }
 
 int config_parse(FILE *file, const char *name, struct config **out,

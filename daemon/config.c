@@ -13,6 +13,7 @@
 #include "config.h"
 #include "config-private.h"
 #include "duration.h"
+#include "hv.h"
 #include "log.h"
 
 const char *const config_scrub_probe_names[CONFIG_N_PROBES] = {
@@ -47,6 +48,7 @@ int config_new(struct config **out)
 	cfg->defaults.teardown = 0;
 	cfg->defaults.grace_ms = 30 * 1000;
 	cfg->defaults.priority = CONFIG_PRIORITY_LOW;
+	cfg->defaults.adopt_orphans = true;
 	*out = cfg;
 	return 0;
 }
@@ -86,6 +88,16 @@ bool config_is_protected(const struct config *cfg, const char *name, const char 
 	return false;
 }
 
+bool config_protects_names(const struct config *cfg)
+{
+	uint8_t uuid[HV_UUID_LEN];
+
+	for (size_t i = 0; i < cfg->n_protect; i++)
+		if (hv_uuid_parse(cfg->protect[i], uuid))
+			return true;
+	return false;
+}
+
 bool config_pool_tears_down(const struct config_pool *pool, enum job_reason reason)
 {
 	switch (reason) {
@@ -93,6 +105,8 @@ bool config_pool_tears_down(const struct config_pool *pool, enum job_reason reas
 		return pool->teardown & CONFIG_TEARDOWN_SHUTDOWN;
 	case JOB_REASON_CRASH:
 		return pool->teardown & CONFIG_TEARDOWN_CRASH;
+	case JOB_REASON_ORPHAN:
+		return pool->adopt_orphans;
 	default:
 		return true;
 	}
@@ -146,8 +160,38 @@ static void format_pool(FILE *f, const struct config_pool *pool)
 		fprintf(f, "\n[pool:%s]\n", pool->name);
 	else
 		fprintf(f, "\n[default]\n");
-	fprintf(f, "scrub = %s\nteardown = %s\ngrace = %s\npriority = %s\n",
-		job_policy_name(pool->scrub), teardown, grace, config_priority_name(pool->priority));
+	fprintf(f, "scrub = %s\nteardown = %s\ngrace = %s\npriority = %s\norphans = %s\n",
+		job_policy_name(pool->scrub), teardown, grace, config_priority_name(pool->priority),
+		pool->adopt_orphans ? "adopt" : "ignore");
+}
+
+/* ITEM as config_parse() reads it back: bare, or quoted with escapes when
+ * it holds a space, a tab, a quote or a backslash. */
+static void format_protect_item(FILE *f, const char *item)
+{
+	if (!item[strcspn(item, " \t\"\\")]) {
+		fputs(item, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *c = item; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+/* How many columns format_protect_item() takes for ITEM. */
+static size_t protect_item_width(const char *item)
+{
+	size_t n = strlen(item);
+
+	if (!item[strcspn(item, " \t\"\\")])
+		return n;
+	for (const char *c = item; *c; c++)
+		n += *c == '"' || *c == '\\';
+	return n + 2;
 }
 
 int config_format(const struct config *cfg, char **out)
@@ -168,14 +212,17 @@ int config_format(const struct config *cfg, char **out)
 		cfg->jobs, retention, progress, config_scrub_probe_name(cfg->scrub_probe), probe);
 	col = strlen("protect =");
 	for (i = 0; i < cfg->n_protect; i++) {
+		size_t width = protect_item_width(cfg->protect[i]);
+
 		/* Continuation lines keep a long list under inih's line limit. */
-		if (i && col + 1 + strlen(cfg->protect[i]) > 72) {
-			fprintf(f, "\n\t%s", cfg->protect[i]);
-			col = 8 + strlen(cfg->protect[i]);
+		if (i && col + 1 + width > 72) {
+			fputs("\n\t", f);
+			col = 8 + width;
 		} else {
-			fprintf(f, " %s", cfg->protect[i]);
-			col += 1 + strlen(cfg->protect[i]);
+			fputc(' ', f);
+			col += 1 + width;
 		}
+		format_protect_item(f, cfg->protect[i]);
 	}
 	fprintf(f, "\nlog-level = %s\n", log_level_name(cfg->log_level));
 	format_pool(f, &cfg->defaults);

@@ -3,7 +3,8 @@
  *
  *   [daemon]          jobs, retention, progress-interval, scrub-probe,
  *                     scrub-probe-interval, protect, log-level
- *   [default]         scrub, teardown, grace, priority: pools not named below
+ *   [default]         scrub, teardown, grace, priority, orphans: pools not
+ *                     named below
  *   [pool:NAME]       the same keys for the cpupool NAME; unset ones come
  *                     from [default]
  *
@@ -44,6 +45,7 @@ struct config_pool {
 	unsigned teardown;		/* CONFIG_TEARDOWN_* */
 	int64_t grace_ms;		/* before an automatic teardown */
 	enum config_priority priority;
+	bool adopt_orphans;		/* take on dead domains nobody tears down */
 };
 
 struct config {
@@ -89,6 +91,9 @@ const struct config_pool *config_pool_for(const struct config *cfg, const char *
 /* Whether protect names NAME or UUID_TEXT (either may be NULL; UUIDs match
  * in any case). */
 bool config_is_protected(const struct config *cfg, const char *name, const char *uuid_text);
+/* Whether protect lists any name (anything but a UUID): then a domain
+ * whose name cannot be read cannot be told apart from a protected one. */
+bool config_protects_names(const struct config *cfg);
 /* Whether POOL tears a guest down for REASON (requests always do). */
 bool config_pool_tears_down(const struct config_pool *pool, enum job_reason reason);
 /* The effective configuration as a file config_parse() reads back to the

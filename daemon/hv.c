@@ -23,9 +23,9 @@ const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint3
 	return NULL;
 }
 
-int hv_destroy(struct hv *hv, uint32_t domid)
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
-	return hv->ops->destroy(hv, domid);
+	return hv->ops->destroy(hv, domid, uuid);
 }
 
 int hv_self_domid(struct hv *hv, uint32_t *domid)
@@ -41,6 +41,11 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name)
 int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 {
 	return hv->ops->scrub_probe(hv, sources, out);
+}
+
+int hv_free_pages(struct hv *hv, uint64_t *pages)
+{
+	return hv->ops->free_pages(hv, pages);
 }
 
 void hv_free(struct hv *hv)

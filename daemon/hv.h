@@ -50,10 +50,11 @@ struct hv;
 
 struct hv_ops {
 	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
-	int (*destroy)(struct hv *hv, uint32_t domid);
+	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
+	int (*free_pages)(struct hv *hv, uint64_t *pages);
 	void (*free)(struct hv *hv);
 };
 
@@ -65,9 +66,11 @@ struct hv {
 int hv_list(struct hv *hv, struct hv_domain **domains, size_t *n);
 /* Find DOMID in a list from hv_list; NULL if absent. */
 const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint32_t domid);
-/* Full toolstack teardown of DOMID; blocks for as long as it takes.
+/* Full toolstack teardown of DOMID, provided it still carries UUID (checked
+ * right before, so a domid reused since the caller looked is never torn
+ * down: -ESTALE); -ESRCH if it is gone.  Blocks for as long as it takes.
  * Safe to call from a worker thread while the main thread calls hv_list. */
-int hv_destroy(struct hv *hv, uint32_t domid);
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
 /* The domid the daemon itself runs in. */
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */
@@ -75,6 +78,9 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
 /* Measure the scrub backlog with the first of SOURCES (hv_scrub_source
  * bits, physinfo tried first) that gives a figure; -ENODATA if none does. */
 int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
+/* Free pages in the hypervisor's heap (on 4.17 freed-but-unscrubbed
+ * pages count as free: the allocator scrubs them when it hands them out). */
+int hv_free_pages(struct hv *hv, uint64_t *pages);
 /* Close; accepts NULL. */
 void hv_free(struct hv *hv);
 

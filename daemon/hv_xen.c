@@ -78,11 +78,10 @@ static int hv_xen_list(struct hv *hv, struct hv_domain **out, size_t *n_out)
 	return 0;
 }
 
-static int hv_xen_destroy(struct hv *hv, uint32_t domid)
+/* libxl's error codes as the errno values hv.h promises. */
+static int hv_xen_errno(int libxl_rc)
 {
-	int rc = libxl_domain_destroy(hv_xen_of(hv)->ctx, domid, NULL);
-
-	switch (rc) {
+	switch (libxl_rc) {
 	case 0:
 		return 0;
 	case ERROR_DOMAIN_NOTFOUND:
@@ -96,6 +95,32 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid)
 	default:
 		return -EIO;
 	}
+}
+
+/* The UUID guard once more, on the worker, right before the teardown: the
+ * main thread checked it when it queued the job, but the domid may have
+ * been freed and reused since.  libxl (thread-safe, unlike the main
+ * thread's xc handle) reads the domain. */
+static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+{
+	libxl_ctx *ctx = hv_xen_of(hv)->ctx;
+	libxl_dominfo info;
+	int rc;
+
+	libxl_dominfo_init(&info);
+	rc = libxl_domain_info(ctx, &info, domid);
+	if (rc) {
+		rc = hv_xen_errno(rc);
+		goto out;
+	}
+	if (memcmp(libxl_uuid_bytearray(&info.uuid), uuid, HV_UUID_LEN)) {
+		rc = -ESTALE;
+		goto out;
+	}
+	rc = hv_xen_errno(libxl_domain_destroy(ctx, domid, NULL));
+out:
+	libxl_dominfo_dispose(&info);
+	return rc;
 }
 
 static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
@@ -191,6 +216,16 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	return -ENODATA;
 }
 
+static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
+{
+	xc_physinfo_t info = { 0 };
+
+	if (xc_physinfo(hv_xen_of(hv)->xch, &info))
+		return errno ? -errno : -EIO;
+	*pages = info.free_pages;
+	return 0;
+}
+
 static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
@@ -210,6 +245,7 @@ static const struct hv_ops hv_xen_ops = {
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,
+	.free_pages = hv_xen_free_pages,
 	.free = hv_xen_free,
 };
 

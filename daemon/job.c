@@ -16,18 +16,24 @@
 #include "layout.h"
 
 static const char *const job_state_names[] = {
-	[JOB_QUEUED] = "queued", [JOB_DESTROYING] = "destroying",
-	[JOB_ZOMBIE] = "zombie", [JOB_SCRUBBING] = "scrubbing",
-	[JOB_DONE] = "done", [JOB_FAILED] = "failed",
+	[JOB_QUEUED] = XENREAPER_JOB_QUEUED, [JOB_DESTROYING] = XENREAPER_JOB_DESTROYING,
+	[JOB_ZOMBIE] = XENREAPER_JOB_ZOMBIE, [JOB_SCRUBBING] = XENREAPER_JOB_SCRUBBING,
+	[JOB_DONE] = XENREAPER_JOB_DONE, [JOB_FAILED] = XENREAPER_JOB_FAILED,
 };
 
 static const char *const job_reason_names[] = {
-	[JOB_REASON_REQUEST] = "request", [JOB_REASON_POWEROFF] = "poweroff",
-	[JOB_REASON_CRASH] = "crash",
+	[JOB_REASON_REQUEST] = XENREAPER_REASON_REQUEST,
+	[JOB_REASON_POWEROFF] = XENREAPER_REASON_POWEROFF,
+	[JOB_REASON_CRASH] = XENREAPER_REASON_CRASH, [JOB_REASON_ORPHAN] = XENREAPER_REASON_ORPHAN,
 };
 
 static const char *const job_policy_names[] = {
-	[JOB_POLICY_DEFERRED] = "deferred", [JOB_POLICY_SYNC] = "sync",
+	[JOB_POLICY_DEFERRED] = XENREAPER_POLICY_DEFERRED, [JOB_POLICY_SYNC] = XENREAPER_POLICY_SYNC,
+};
+
+static const char *const job_priority_names[] = {
+	[JOB_PRIORITY_IDLE] = "idle", [JOB_PRIORITY_LOW] = "low",
+	[JOB_PRIORITY_NORMAL] = "normal",
 };
 
 #define N_ELEMS(a) (sizeof(a) / sizeof(*(a)))
@@ -85,6 +91,21 @@ int job_policy_parse(const char *name, enum job_policy *policy)
 	return 0;
 }
 
+const char *job_priority_name(enum job_priority priority)
+{
+	return job_priority_names[priority];
+}
+
+int job_priority_parse(const char *name, enum job_priority *priority)
+{
+	int i = name_lookup(job_priority_names, N_ELEMS(job_priority_names), name);
+
+	if (i < 0)
+		return i;
+	*priority = i;
+	return 0;
+}
+
 bool job_state_is_final(enum job_state state)
 {
 	return state == JOB_DONE || state == JOB_FAILED;
@@ -108,6 +129,7 @@ int job_new(uint32_t domid, const uint8_t uuid[HV_UUID_LEN], const char *name,
 		return -ENOMEM;
 	}
 	job->state = JOB_QUEUED;
+	job->priority = JOB_PRIORITY_LOW;
 	job->requested_wall = clock_wall_ms();
 	*out = job;
 	return 0;
@@ -120,6 +142,7 @@ void job_free(struct job *job)
 	free(job->name);
 	free(job->pool);
 	free(job->error);
+	free(job->held_by);
 	free(job);
 }
 
@@ -151,12 +174,23 @@ int job_set_state(struct job *job, enum job_state to)
 		job->started_wall = clock_wall_ms();
 		job->started_mono = clock_mono_ms();
 	}
+	if (to == JOB_DESTROYING && job->state == JOB_QUEUED) {
+		/* A run of the teardown begins (again, after a restart). */
+		rate_reset(&job->rate);
+		job->pages_at_start = job->pages_left;
+	}
 	if (job_state_is_final(to)) {
 		job->finished_wall = clock_wall_ms();
 		job->finished_mono = clock_mono_ms();
 	}
 	if (to == JOB_DONE)
 		job->pages_left = 0;
+	if (to != JOB_DESTROYING && to != JOB_ZOMBIE) {
+		job->eta_text[0] = '\0';	/* nothing left to count down */
+		job_set_held_by(job, NULL);	/* nothing holds it any more */
+	}
+	if (job_state_is_final(to) && to == JOB_FAILED)
+		job->rate_text[0] = '\0';
 	job->state = to;
 	return 0;
 }
@@ -182,12 +216,82 @@ int job_fail(struct job *job, const char *fmt, ...)
 	return 0;
 }
 
+bool job_set_held_by(struct job *job, char *held_by)
+{
+	bool changed = (job->held_by == NULL) != (held_by == NULL) ||
+		       (held_by && strcmp(held_by, job->held_by));
+
+	free(job->held_by);
+	job->held_by = held_by;
+	return changed;
+}
+
+int job_set_error(struct job *job, const char *fmt, ...)
+{
+	char *sentence = NULL;
+	va_list ap;
+	int rc;
+
+	if (job_state_is_final(job->state))
+		return -EINVAL;
+	if (fmt) {
+		va_start(ap, fmt);
+		rc = vasprintf(&sentence, fmt, ap);
+		va_end(ap);
+		if (rc < 0)
+			return -ENOMEM;
+	}
+	free(job->error);
+	job->error = sentence;
+	return 0;
+}
+
 bool job_set_pages_left(struct job *job, uint64_t pages)
 {
 	if (pages >= job->pages_left)
 		return false;
 	job->pages_left = pages;
 	return true;
+}
+
+/* Rate and time left as published, from the samples at NOW. */
+static void job_format_rate(struct job *job, int64_t now)
+{
+	uint64_t eta;
+	double pps;
+
+	if (rate_pages_per_s(&job->rate, now, &pps) == 0)
+		snprintf(job->rate_text, sizeof(job->rate_text), "%.1f", pps / 256.0);
+	else
+		job->rate_text[0] = '\0';
+	if (rate_stalled(&job->rate, now))
+		snprintf(job->eta_text, sizeof(job->eta_text), XENREAPER_ETA_STALLED);
+	else if (rate_eta_s(&job->rate, now, job->pages_left, &eta) == 0)
+		snprintf(job->eta_text, sizeof(job->eta_text), "%" PRIu64, eta);
+	else
+		job->eta_text[0] = '\0';
+}
+
+bool job_sample(struct job *job, int64_t now, uint64_t pages)
+{
+	char rate[sizeof(job->rate_text)], eta[sizeof(job->eta_text)];
+	bool changed;
+
+	memcpy(rate, job->rate_text, sizeof(rate));
+	memcpy(eta, job->eta_text, sizeof(eta));
+	changed = job_set_pages_left(job, pages);
+	rate_add(&job->rate, now, job->pages_left);
+	job_format_rate(job, now);
+	return changed || strcmp(rate, job->rate_text) || strcmp(eta, job->eta_text);
+}
+
+double job_mib_per_s(const struct job *job, int64_t released_mono)
+{
+	int64_t span = released_mono - job->started_mono;
+
+	if (span <= 0 || !job->pages_at_start)
+		return 0;
+	return (double)job->pages_at_start * 1000.0 / (double)span / 256.0;
 }
 
 unsigned job_progress(const struct job *job)
@@ -226,6 +330,10 @@ int job_publish_state(const struct job *job, struct store *s, store_tx tx)
 	rc = job->error ? store_write(s, tx, path, job->error) : store_rm(s, tx, path);
 	if (rc)
 		return rc;
+	layout_job_path(path, job->domid, "held-by");
+	rc = job->held_by ? store_write(s, tx, path, job->held_by) : store_rm(s, tx, path);
+	if (rc)
+		return rc;
 	rc = job_write_time(s, tx, job->domid, "started", job->started_wall);
 	if (rc)
 		return rc;
@@ -249,7 +357,15 @@ int job_publish_progress(const struct job *job, struct store *s, store_tx tx)
 	if (rc)
 		return rc;
 	layout_job_path(path, job->domid, "scrub-pages");
-	return store_writef(s, tx, path, "%" PRIu64, job->scrub_pages);
+	rc = store_writef(s, tx, path, "%" PRIu64, job->scrub_pages);
+	if (rc)
+		return rc;
+	layout_job_path(path, job->domid, "rate");
+	rc = job->rate_text[0] ? store_write(s, tx, path, job->rate_text) : store_rm(s, tx, path);
+	if (rc)
+		return rc;
+	layout_job_path(path, job->domid, "eta");
+	return job->eta_text[0] ? store_write(s, tx, path, job->eta_text) : store_rm(s, tx, path);
 }
 
 int job_publish(const struct job *job, struct store *s, store_tx tx)
@@ -260,6 +376,7 @@ int job_publish(const struct job *job, struct store *s, store_tx tx)
 		{ "pool", job->pool },
 		{ "reason", job_reason_name(job->reason) },
 		{ "policy", job_policy_name(job->policy) },
+		{ "priority", job_priority_name(job->priority) },
 	};
 	char path[LAYOUT_PATH_LEN];
 	int rc;
@@ -330,7 +447,7 @@ static int job_read_pages(struct store *s, store_tx tx, uint32_t domid, const ch
 int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 {
 	char *uuid_text = NULL, *name = NULL, *pool = NULL, *state = NULL;
-	char *reason = NULL, *policy = NULL, *error = NULL;
+	char *reason = NULL, *policy = NULL, *priority = NULL, *error = NULL;
 	uint8_t uuid[HV_UUID_LEN];
 	struct job *job = NULL;
 	int rc;
@@ -341,6 +458,7 @@ int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 	if (!rc) rc = job_read_text(s, tx, domid, "state", &state);
 	if (!rc) rc = job_read_text(s, tx, domid, "reason", &reason);
 	if (!rc) rc = job_read_text(s, tx, domid, "policy", &policy);
+	if (!rc) rc = job_read_text(s, tx, domid, "priority", &priority);
 	if (!rc) rc = job_read_text(s, tx, domid, "error", &error);
 	if (rc)
 		goto out;
@@ -355,6 +473,8 @@ int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out)
 		rc = job_reason_parse(reason, &job->reason);
 	if (!rc && policy[0])
 		rc = job_policy_parse(policy, &job->policy);
+	if (!rc && priority[0])
+		rc = job_priority_parse(priority, &job->priority);
 	if (!rc) rc = job_read_pages(s, tx, domid, "pages-total", &job->pages_total);
 	if (!rc) rc = job_read_pages(s, tx, domid, "pages-left", &job->pages_left);
 	if (!rc) rc = job_read_time(s, tx, domid, "requested", &job->requested_wall);
@@ -376,6 +496,7 @@ out:
 	free(state);
 	free(reason);
 	free(policy);
+	free(priority);
 	free(error);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /*
  * job: one domain's teardown, its state machine and its xenstore nodes.
+ * A new job is queued at priority low, the default policy's.
  *
  *   queued -> destroying -> done
  *                        -> zombie -> done
@@ -10,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backoff.h"
 #include "hv.h"
+#include "rate.h"
 #include "store.h"
 
 enum job_state {
@@ -26,6 +29,7 @@ enum job_reason {
 	JOB_REASON_REQUEST,
 	JOB_REASON_POWEROFF,
 	JOB_REASON_CRASH,
+	JOB_REASON_ORPHAN,	/* a dead domain another toolstack left behind */
 };
 
 enum job_policy {
@@ -48,6 +52,7 @@ struct job {
 	char *name;
 	char *pool;
 	char *error;
+	char *held_by;		/* a zombie: what may still hold its pages */
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;
@@ -55,14 +60,20 @@ struct job {
 	bool in_worker;		/* a destroy for it is running or queued in the pool */
 	bool scrub_tracked;	/* its released pages may still await scrubbing */
 	bool scrub_reported;	/* was tracked before the latest probe */
+	bool dirty;		/* its nodes in xenstore are behind: publish again */
 	uint64_t pages_total;
 	uint64_t pages_left;
 	uint64_t scrub_pages;	/* released pages still awaiting scrub */
+	struct rate rate;	/* recent samples of pages_left */
+	uint64_t pages_at_start;	/* pages_left when this run of the teardown began */
+	char rate_text[16];	/* MiB/s as published, "" while unknown */
+	char eta_text[24];	/* seconds left, "stalled", or "" */
 	int64_t requested_wall, started_wall, finished_wall;	/* ms, 0 = not yet */
 	int64_t started_mono, finished_mono;
-	int64_t retry_mono;	/* zombie: next destroy attempt */
+	struct backoff retry;	/* next destroy attempt (zombie, failed destroy),
+				 * or next removal of an expired record */
 	int64_t released_mono;	/* when its pages came back (scrub timing) */
-	unsigned retries;
+	unsigned destroy_failures;	/* destroys that failed on a live domain */
 };
 
 /* A new queued job for DOMID/UUID; NAME and POOL may be NULL. */
@@ -77,6 +88,8 @@ const char *job_reason_name(enum job_reason reason);
 int job_reason_parse(const char *name, enum job_reason *reason);
 const char *job_policy_name(enum job_policy policy);
 int job_policy_parse(const char *name, enum job_policy *policy);
+const char *job_priority_name(enum job_priority priority);
+int job_priority_parse(const char *name, enum job_priority *priority);
 /* done or failed: nothing more will happen to it. */
 bool job_state_is_final(enum job_state state);
 /* Move to TO; -EINVAL (and no change) if the machine above forbids it.
@@ -84,17 +97,33 @@ bool job_state_is_final(enum job_state state);
 int job_set_state(struct job *job, enum job_state to);
 /* Record a failure: state failed, with a human sentence. */
 int job_fail(struct job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set (or with NULL FMT clear) the sentence saying what is wrong while the
+ * job goes on (a destroy to be retried); a final state keeps its own. */
+int job_set_error(struct job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Say what holds a zombie (HELD_BY, malloc'd, taken over; NULL clears);
+ * true if it changed. */
+bool job_set_held_by(struct job *job, char *held_by);
 /* Lower pages-left to PAGES; never raises it (progress is monotonic).
  * Returns true if it changed. */
 bool job_set_pages_left(struct job *job, uint64_t pages);
+/* A progress sample at monotonic ms NOW: the domain holds PAGES.  Lowers
+ * pages-left and works out rate and time left; true if anything that is
+ * published changed. */
+bool job_sample(struct job *job, int64_t now, uint64_t pages);
+/* Release rate over the whole run, in MiB/s, once the pages are back at
+ * RELEASED_MONO; 0 if it cannot be told. */
+double job_mib_per_s(const struct job *job, int64_t released_mono);
 /* Percent of pages released, 0..100. */
 unsigned job_progress(const struct job *job);
 
 /* Write every node of JOB. */
 int job_publish(const struct job *job, struct store *s, store_tx tx);
-/* Write just state, error and times (cheap, on transitions). */
+/* Write just state, error, held-by and times (cheap, on transitions). */
 int job_publish_state(const struct job *job, struct store *s, store_tx tx);
-/* Write just pages-left and progress (cheap, on samples). */
+/* Write just pages-left, progress, scrub-pages, rate and eta (cheap, on
+ * samples). */
 int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
-/* Rebuild a job from its nodes after a restart; -EINVAL if unreadable. */
+/* Rebuild a job from its nodes after a restart: -EINVAL if they make no
+ * sense, another -errno if they cannot be read now.  A record with no
+ * priority node (an older xenreaperd's) gets low, the default policy's. */
 int job_load(struct store *s, store_tx tx, uint32_t domid, struct job **out);

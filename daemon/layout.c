@@ -53,11 +53,25 @@ void layout_format_time(char *buf, int64_t wall_ms)
 
 int layout_parse_time(const char *text, int64_t *wall_ms)
 {
-	long long sec;
-	unsigned ms;
-	int used = 0;
+	int64_t sec = 0, ms = 0;
+	const char *p = text;
 
-	if (sscanf(text, "%lld.%3u%n", &sec, &ms, &used) != 2 || text[used] || sec < 0)
+	/* By hand: sscanf would take signs, spaces and "5.7" for 5.007 s. */
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		sec = sec * 10 + (*p - '0');
+		if (sec > LAYOUT_TIME_MAX_MS / 1000)
+			return -EINVAL;
+	}
+	if (*p++ != '.')
+		return -EINVAL;
+	for (int i = 0; i < 3; i++, p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		ms = ms * 10 + (*p - '0');
+	}
+	if (*p)
 		return -EINVAL;
 	*wall_ms = sec * 1000 + ms;
 	return 0;

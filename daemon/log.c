@@ -35,6 +35,26 @@ int log_level_parse(const char *name, int *prio)
 	return -EINVAL;
 }
 
+const char *log_quote(const char *text, char *buf)
+{
+	size_t used = 0;
+	unsigned shown = 0;
+
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++, shown++) {
+		if (shown == 64) {
+			memcpy(buf + used, "...", 3);
+			used += 3;
+			break;
+		}
+		if (*c >= 0x20 && *c < 0x7f && *c != '\\')
+			buf[used++] = *c;
+		else
+			used += snprintf(buf + used, 5, "\\x%02x", *c);
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
 void log_msg(int prio, const char *fmt, ...)
 {
 	char line[1024];

@@ -1,8 +1,17 @@
 /*
  * xenreaperd: main() and the one poll loop.  Signals arrive on a signalfd,
  * time on a timerfd armed only when something is due, so an idle daemon
- * never wakes (unless systemd's watchdog asks it to).  Policy loading and
- * reloading happen here; everything else is reaper.c's.
+ * never wakes (unless systemd's watchdog asks it to, and then it checks
+ * that xenstored still answers).  Policy loading and reloading, the
+ * single-instance lock and stopping happen here; everything else is
+ * reaper.c's.
+ *
+ * Stopping: the first SIGTERM or SIGINT takes nothing new and waits for
+ * the libxl_domain_destroy calls already running to return, so libxl's
+ * hotplug scripts and destroy child are never cut off and nothing they use
+ * is freed under them; a second one exits at once, leaving those jobs
+ * `destroying` in xenstore for the next start to resume.  A lost xenstored
+ * connection exits non-zero, for systemd to restart the daemon.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +30,7 @@
 #include "clock.h"
 #include "config.h"
 #include "hv.h"
+#include "instance.h"
 #include "log.h"
 #include "reaper.h"
 #include "store.h"
@@ -28,8 +38,13 @@
 
 enum { POLL_STORE, POLL_WORKERS, POLL_SIGNALS, POLL_TIMER, POLL_COUNT };
 
+/* Exit status when another xenreaperd already runs (the unit does not
+ * restart on it: RestartPreventExitStatus=). */
+#define EXIT_ALREADY_RUNNING 3
+
 struct options {
 	const char *config_path;
+	const char *pid_path;
 	bool config_named;	/* -c given: a missing file is an error */
 	bool check_config;
 	bool verbose;
@@ -44,6 +59,8 @@ struct daemon {
 	struct reaper *reaper;
 	int signal_fd;
 	int timer_fd;
+	int lock_fd;
+	bool stopping;		/* first SIGTERM seen: waiting for teardowns */
 	int64_t watchdog_ms;	/* ping interval, 0 = no watchdog */
 	int64_t watchdog_next;
 	char status[96];	/* the STATUS= systemd last got */
@@ -52,9 +69,11 @@ struct daemon {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xenreaperd [-c FILE] [-v]\n"
+		"usage: xenreaperd [-c FILE] [-p FILE] [-v]\n"
 		"       xenreaperd --check-config [FILE]\n"
 		"  -c, --config FILE   policy file (default " CONFIG_DEFAULT_PATH ")\n"
+		"  -p, --pidfile FILE  lock file that keeps a second xenreaperd from starting\n"
+		"                      (default " INSTANCE_DEFAULT_PATH ")\n"
 		"      --check-config  check the policy file, print it, and exit\n"
 		"  -v, --verbose       debug messages (overrides log-level)\n"
 		"  -h, --help          this text\n"
@@ -66,6 +85,7 @@ static int parse_options(int argc, char **argv, struct options *opts)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "pidfile", required_argument, NULL, 'p' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -75,11 +95,15 @@ static int parse_options(int argc, char **argv, struct options *opts)
 	int c;
 
 	opts->config_path = CONFIG_DEFAULT_PATH;
-	while ((c = getopt_long(argc, argv, "c:vhV", longopts, NULL)) != -1) {
+	opts->pid_path = INSTANCE_DEFAULT_PATH;
+	while ((c = getopt_long(argc, argv, "c:p:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opts->config_path = optarg;
 			opts->config_named = true;
+			break;
+		case 'p':
+			opts->pid_path = optarg;
 			break;
 		case 'C':
 			opts->check_config = true;
@@ -187,7 +211,10 @@ static void daemon_notify_status(struct daemon *d)
 	unsigned active = reaper_active_jobs(d->reaper);
 	char status[sizeof(d->status)];
 
-	if (active)
+	if (d->stopping)
+		snprintf(status, sizeof(status), "STATUS=stopping: waiting for %u running teardown(s)",
+			 reaper_busy(d->reaper));
+	else if (active)
 		snprintf(status, sizeof(status), "STATUS=%u active job(s), %u%% of their pages released",
 			 active, reaper_progress(d->reaper));
 	else
@@ -232,22 +259,45 @@ static void daemon_reload(struct daemon *d)
 	sd_notify(0, "READY=1");
 }
 
-/* Drain the signalfd: returns true when the daemon should stop. */
+/* SIGTERM or SIGINT: true when the loop should end now. */
+static bool daemon_stop_signal(struct daemon *d, unsigned signo)
+{
+	unsigned busy = reaper_busy(d->reaper);
+
+	if (d->stopping) {
+		log_notice("signal %u again: stopping now; %u running teardown(s) resume on restart",
+			   signo, busy);
+		return true;
+	}
+	if (!busy) {
+		log_notice("signal %u: stopping", signo);
+		return true;
+	}
+	log_notice("signal %u: stopping once %u running teardown(s) return (the same signal "
+		   "again stops at once; they resume on restart)", signo, busy);
+	d->stopping = true;
+	sd_notify(0, "STOPPING=1");
+	reaper_stop(d->reaper);
+	return false;
+}
+
+/* Drain the signalfd: returns true when the daemon should stop now. */
 static bool daemon_handle_signals(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	bool stop = false;
 
-	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+	while (!stop && read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			log_notice("signal %u: stopping; running teardowns resume on restart",
-				   si.ssi_signo);
-			stop = true;
+			stop = daemon_stop_signal(d, si.ssi_signo);
 			break;
 		case SIGHUP:
-			daemon_reload(d);
+			if (d->stopping)
+				log_notice("SIGHUP while stopping: not reloading");
+			else
+				daemon_reload(d);
 			break;
 		}
 	}
@@ -263,6 +313,17 @@ static int64_t daemon_next_deadline(struct daemon *d)
 	return next;
 }
 
+/* systemd's watchdog asks whether we work: only if xenstored answers. */
+static void daemon_watchdog(struct daemon *d)
+{
+	if (!d->watchdog_ms || clock_mono_ms() < d->watchdog_next)
+		return;
+	d->watchdog_next = clock_mono_ms() + d->watchdog_ms;
+	if (store_ping(d->store) && store_lost(d->store))
+		return;	/* the loop ends on it */
+	sd_notify(0, "WATCHDOG=1");
+}
+
 static int daemon_run(struct daemon *d)
 {
 	struct pollfd fds[POLL_COUNT] = {
@@ -275,13 +336,12 @@ static int daemon_run(struct daemon *d)
 	int rc;
 
 	for (;;) {
-		rc = reaper_tick(d->reaper);
-		if (rc)
-			log_err("tick: %s", strerror(-rc));
-		if (d->watchdog_ms && clock_mono_ms() >= d->watchdog_next) {
-			sd_notify(0, "WATCHDOG=1");
-			d->watchdog_next = clock_mono_ms() + d->watchdog_ms;
-		}
+		reaper_tick(d->reaper);
+		daemon_watchdog(d);
+		if (store_lost(d->store))
+			return -ENOTCONN;
+		if (d->stopping && !reaper_busy(d->reaper))
+			return 0;
 		rc = timer_arm(d->timer_fd, daemon_next_deadline(d));
 		if (rc)
 			return rc;
@@ -298,11 +358,8 @@ static int daemon_run(struct daemon *d)
 			return -errno;
 		if (fds[POLL_WORKERS].revents)
 			reaper_handle_workers(d->reaper);
-		if (fds[POLL_STORE].revents) {
-			rc = reaper_handle_store_events(d->reaper);
-			if (rc)
-				log_err("xenstore events: %s", strerror(-rc));
-		}
+		if (fds[POLL_STORE].revents)
+			reaper_handle_store_events(d->reaper);
 	}
 }
 
@@ -311,8 +368,26 @@ static int daemon_start(struct daemon *d)
 {
 	struct config_errors errs = { 0 };
 	uint64_t watchdog_usec;
+	pid_t holder;
 	int rc;
 
+	/* Before anything touches xenstore: a second daemon would resume the
+	 * first one's jobs and destroy the same domains twice. */
+	rc = instance_lock(d->opts.pid_path, &d->lock_fd, &holder);
+	if (rc == -EEXIST && holder) {
+		log_err("xenreaperd is already running as pid %ld (it holds %s); not starting a second one",
+			(long)holder, d->opts.pid_path);
+		return rc;
+	}
+	if (rc == -EEXIST) {
+		log_err("another xenreaperd holds %s; not starting a second one", d->opts.pid_path);
+		return rc;
+	}
+	if (rc) {
+		log_err("cannot lock %s: %s (it keeps a second xenreaperd from starting; "
+			"choose another with --pidfile)", d->opts.pid_path, strerror(-rc));
+		return rc;
+	}
 	rc = policy_load(&d->opts, &d->policy, &errs);
 	if (rc) {
 		config_errors_log(&errs);
@@ -367,19 +442,26 @@ static int daemon_start(struct daemon *d)
 static void daemon_dispose(struct daemon *d)
 {
 	reaper_free(d->reaper);
-	worker_pool_free(d->pool);
-	hv_free(d->hv);
+	if (d->pool && worker_pool_busy(d->pool)) {
+		/* Stopping at once: a worker is inside libxl with the hv.  Both
+		 * are left to the process exit, never freed under it. */
+		log_info("leaving %u teardown(s) to libxl at exit", worker_pool_busy(d->pool));
+	} else {
+		worker_pool_free(d->pool);
+		hv_free(d->hv);
+	}
 	store_free(d->store);
 	config_free(d->policy);
 	if (d->timer_fd >= 0)
 		close(d->timer_fd);
 	if (d->signal_fd >= 0)
 		close(d->signal_fd);
+	instance_unlock(d->lock_fd);
 }
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .signal_fd = -1, .timer_fd = -1 };
+	struct daemon d = { .signal_fd = -1, .timer_fd = -1, .lock_fd = -1 };
 	int rc;
 
 	rc = parse_options(argc, argv, &d.opts);
@@ -391,11 +473,17 @@ int main(int argc, char **argv)
 	rc = daemon_start(&d);
 	if (!rc) {
 		rc = daemon_run(&d);
-		if (rc)
+		if (rc == -ENOTCONN)
+			log_err("lost the connection to xenstored: exiting so that it can be restarted "
+				"(systemd does); jobs resume from xenstore");
+		else if (rc)
 			log_err("main loop: %s", strerror(-rc));
 		sd_notify(0, "STOPPING=1");
-		reaper_set_daemon_state(d.reaper, "stopped");
+		if (rc != -ENOTCONN && reaper_set_daemon_state(d.reaper, "stopped"))
+			log_warning("could not publish daemon/state = stopped");
 	}
 	daemon_dispose(&d);
+	if (rc == -EEXIST)
+		return EXIT_ALREADY_RUNNING;
 	return rc ? EXIT_FAILURE : EXIT_SUCCESS;
 }

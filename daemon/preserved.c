@@ -19,6 +19,7 @@
 struct preserved_guest {
 	struct preserved_guest *next;
 	struct preserved_due due;
+	int64_t noticed_mono;
 	int64_t due_mono;
 };
 
@@ -102,8 +103,14 @@ int preserved_scan(struct preserved *p, struct hv *hv, const struct config *poli
 		if (d->domid == 0 || d->domid == self || !preserved_reason(d, &reason) ||
 		    preserved_find(p, d->domid) || leave_alone(ctx, d->domid, d->uuid))
 			continue;
-		if (hv_pool_name(hv, d->cpupool, &pool_name))
-			pool_name = NULL;
+		if (hv_pool_name(hv, d->cpupool, &pool_name)) {
+			/* Fail closed: [default] might tear down what its own
+			 * pool's policy would leave alone. */
+			log_warning("domain %u is dead (%s) in cpupool %u, whose name cannot be read: "
+				    "not tearing it down automatically", d->domid,
+				    job_reason_name(reason), d->cpupool);
+			continue;
+		}
 		pool = config_pool_for(policy, pool_name);
 		if (!config_pool_tears_down(pool, reason)) {
 			free(pool_name);
@@ -118,14 +125,35 @@ int preserved_scan(struct preserved *p, struct hv *hv, const struct config *poli
 		memcpy(g->due.uuid, d->uuid, HV_UUID_LEN);
 		g->due.reason = reason;
 		g->due.pool = pool_name;
-		g->due_mono = clock_mono_ms() + pool->grace_ms;
+		g->noticed_mono = clock_mono_ms();
+		g->due_mono = g->noticed_mono + pool->grace_ms;
 		g->next = p->guests;
 		p->guests = g;
 		log_info("domain %u is dead (%s) in pool %s: tearing it down in %.1f s",
-			 d->domid, job_reason_name(reason), pool_name ? pool_name : "?",
-			 pool->grace_ms / 1000.0);
+			 d->domid, job_reason_name(reason), pool_name, pool->grace_ms / 1000.0);
 	}
 	return 0;
+}
+
+void preserved_reconsider(struct preserved *p, const struct config *policy,
+			  preserved_leave_alone leave_alone, void *ctx)
+{
+	struct preserved_guest **link, *g;
+	const struct config_pool *pool;
+
+	for (link = &p->guests; (g = *link);) {
+		pool = config_pool_for(policy, g->due.pool);
+		if (config_pool_tears_down(pool, g->due.reason) &&
+		    !leave_alone(ctx, g->due.domid, g->due.uuid)) {
+			g->due_mono = g->noticed_mono + pool->grace_ms;
+			link = &g->next;
+			continue;
+		}
+		log_info("domain %u (%s in pool %s): the new policy does not tear it down; grace period cancelled",
+			 g->due.domid, job_reason_name(g->due.reason), g->due.pool);
+		*link = g->next;
+		preserved_guest_free(g);
+	}
 }
 
 int preserved_take_due(struct preserved *p, int64_t now, struct preserved_due *out)

@@ -30,10 +30,16 @@ int preserved_new(struct preserved **out);
 void preserved_free(struct preserved *p);
 /* Start the grace period of every dead guest in DOMAINS that POLICY's pool
  * tears down and LEAVE_ALONE does not exclude; forget those that are gone,
- * revived or excluded.  Never considers domain 0 or SELF. */
+ * revived or excluded.  Never considers domain 0 or SELF, nor a guest
+ * whose cpupool cannot be named (its pool's policy is unknown). */
 int preserved_scan(struct preserved *p, struct hv *hv, const struct config *policy,
 		   const struct hv_domain *domains, size_t n, uint32_t self,
 		   preserved_leave_alone leave_alone, void *ctx);
+/* POLICY replaced the one in force: forget guests it no longer tears down
+ * (or that LEAVE_ALONE now excludes), and end the others' grace periods
+ * after its grace, counted from when each was noticed. */
+void preserved_reconsider(struct preserved *p, const struct config *policy,
+			  preserved_leave_alone leave_alone, void *ctx);
 /* Take one guest whose grace period ended by NOW; -EAGAIN if none.
  * Free OUT->pool. */
 int preserved_take_due(struct preserved *p, int64_t now, struct preserved_due *out);

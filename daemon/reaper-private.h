@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backoff.h"
 #include "hv.h"
 #include "job.h"
 #include "reaper.h"
@@ -19,26 +20,76 @@ struct reaper {
 	const struct config *policy;
 	struct scrub *scrub;
 	struct preserved *preserved;
+	struct orphans *orphans;
+	struct memory *memory;
+	bool memory_failing;	/* its last update failed (logged once) */
 	struct job *jobs;	/* in request order */
+	unsigned n_final;	/* of which done or failed (retained) */
 	uint32_t self_domid;
 	unsigned max_jobs;
 	unsigned in_worker;
 	int64_t next_sample_mono;
 	unsigned published_active;
 	bool started;		/* the daemon nodes exist */
+	bool stopping;		/* take nothing new, start nothing new */
+	bool rescan;		/* a domain event could not be handled yet */
+	bool requests_waiting;	/* requests could not be taken yet */
+	int64_t started_mono;
+	/* This tick's domain list, read once and only if needed. */
+	struct hv_domain *domains;
+	size_t n_domains;
+	bool have_domains;
+	struct backoff hv_failing;	/* listing domains or queueing a teardown
+					 * failing: hold what needs them */
+	struct backoff publish_failing;	/* republishing dirty jobs failing */
+	struct backoff request_failing;	/* taking requests failing */
+	char *config_error;		/* published in daemon/config-error */
 };
 
 
+/* The domain list for this tick (read at most once per tick); -errno, and
+ * back-off for everything that needs it, if it cannot be read. */
+int reaper_domains(struct reaper *r, const struct hv_domain **domains, size_t *n);
+/* Forget this tick's domain list (the next call reads it again). */
+void reaper_forget_domains(struct reaper *r);
 /* Keep JOB at the end of the job list. */
 void reaper_append_job(struct reaper *r, struct job *job);
 /* Drop JOB from the list and free it. */
 void reaper_remove_job(struct reaper *r, struct job *job);
-/* Publish JOB's state nodes (or all of them) in one transaction. */
-int reaper_publish_job(struct reaper *r, const struct job *job, bool all);
+/* Publish JOB's state nodes (or all of them) in one transaction; on failure
+ * JOB is marked dirty and published again later. */
+int reaper_publish_job(struct reaper *r, struct job *job, bool all);
 /* Publish daemon/active-jobs if it changed. */
 int reaper_publish_active(struct reaper *r);
 /* JOB's size in MiB, for log lines. */
 unsigned reaper_job_mib(const struct job *job);
+/* A finished job was added: drop the oldest finished ones beyond
+ * REAPER_RETAIN_MAX. */
+void reaper_cap_retained(struct reaper *r);
+/* Move JOB to TO (refused moves are logged), log and publish it. */
+void reaper_transition(struct reaper *r, struct job *job, enum job_state to);
+/* End JOB failed with SENTENCE, log and publish it. */
+void reaper_fail(struct reaper *r, struct job *job, const char *sentence);
+/* Measure the backlog with which a scrub probe is configured: 0 = never. */
+unsigned reaper_scrub_sources(const struct reaper *r);
+
+/* teardown.c: running jobs */
+/* Start as many queued jobs as the pool may take, each under the guard. */
+void teardown_start_queued(struct reaper *r);
+/* Destroy again the jobs whose retry is due at NOW (zombies, failed
+ * destroys); a domain found gone is released. */
+void teardown_retry(struct reaper *r, int64_t now);
+/* Whether a teardown is running, so its progress wants sampling. */
+bool teardown_needs_sampling(const struct reaper *r);
+/* Read tot_pages of every running teardown and publish what fell. */
+void teardown_sample(struct reaper *r);
+/* Measure the scrub backlog, publish each counted job's share, and finish
+ * the sync jobs whose share has drained. */
+void teardown_probe_scrub(struct reaper *r);
+/* Collect finished teardowns from the worker pool and settle each. */
+void teardown_collect(struct reaper *r);
+/* Settle every job not on a worker against DOMAINS (a domain event). */
+void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n);
 
 /* intake.c */
 /* 0 if JOB's domain exists, carries JOB's UUID and may be torn down;
@@ -49,5 +100,12 @@ int intake_guard(const struct reaper *r, const struct job *job,
 int intake_requests(struct reaper *r);
 /* Turn dead guests whose grace period ended by NOW into jobs. */
 int intake_preserved(struct reaper *r, int64_t now);
-/* preserved_leave_alone for the reaper CTX: covered by a job, or protected. */
+/* preserved_leave_alone for the reaper CTX: covered by a job, protected,
+ * or its protection cannot be told. */
 bool intake_leave_alone(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+/* orphans_covered for the reaper CTX: a job (of any state) is this
+ * domain's. */
+bool intake_covered(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+/* Adopt the dead domains left behind long enough by NOW, as the policy
+ * allows: zombie jobs with reason orphan. */
+int intake_orphans(struct reaper *r, int64_t now);

@@ -3,11 +3,17 @@
  * workers only call hv_destroy.  Every decision that could destroy a domain
  * goes through intake_guard(), which compares the hypervisor's own UUID for
  * the domid with the one captured in the request (or when a dead guest was
- * noticed): a domain nobody asked for is never torn down.  A job captures
- * its pool's policy when it is created and keeps it across reloads.  It
- * does not turn requests into jobs (intake.c), parse the policy file
- * (config.c), measure the scrub backlog (scrub.c) or time grace periods
- * (preserved.c).
+ * noticed), and the worker compares it once more right before the destroy:
+ * a domain nobody asked for is never torn down.  A job captures its pool's
+ * policy when it is created and keeps it across reloads.
+ *
+ * This file keeps the daemon's tree in xenstore (creating it dom0-only,
+ * putting it back if removed), the job list, retention, and the order in
+ * which a tick does things.  Every action that can fail backs off
+ * (backoff.h) instead of being retried on the next loop turn.  It does not
+ * run teardowns (teardown.c), turn requests into jobs (intake.c), parse the
+ * policy file (config.c), measure the scrub backlog (scrub.c) or time grace
+ * periods (preserved.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,13 +26,17 @@
 #include "clock.h"
 #include "layout.h"
 #include "log.h"
+#include "memory.h"
+#include "orphans.h"
 #include "preserved.h"
 #include "reaper-private.h"
 #include "scrub.h"
 
-static unsigned reaper_scrub_sources(enum config_scrub_probe probe)
+#define REAPER_TOKEN_SELF "xenreaper-self"
+
+unsigned reaper_scrub_sources(const struct reaper *r)
 {
-	switch (probe) {
+	switch (r->policy->scrub_probe) {
 	case CONFIG_PROBE_AUTO:
 		return HV_SCRUB_PHYSINFO | HV_SCRUB_HEAP_DUMP;
 	case CONFIG_PROBE_PHYSINFO:
@@ -57,6 +67,10 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 		rc = scrub_new(store, hv, &r->scrub);
 	if (!rc)
 		rc = preserved_new(&r->preserved);
+	if (!rc)
+		rc = memory_new(store, hv, &r->memory);
+	if (!rc)
+		rc = orphans_new(store, &r->orphans);
 	if (rc) {
 		reaper_free(r);
 		return rc;
@@ -78,7 +92,46 @@ void reaper_free(struct reaper *r)
 	}
 	scrub_free(r->scrub);
 	preserved_free(r->preserved);
+	memory_free(r->memory);
+	orphans_free(r->orphans);
+	reaper_forget_domains(r);
+	free(r->config_error);
 	free(r);
+}
+
+int reaper_domains(struct reaper *r, const struct hv_domain **domains, size_t *n)
+{
+	int64_t now = clock_mono_ms(), delay;
+	int rc;
+
+	if (!r->have_domains) {
+		if (!backoff_due(&r->hv_failing, now))
+			return -EAGAIN;
+		rc = hv_list(r->hv, &r->domains, &r->n_domains);
+		if (rc) {
+			delay = backoff_fail(&r->hv_failing, now);
+			if (r->hv_failing.failures == 1)
+				log_err("cannot list domains: %s; holding teardowns, next try in %.0f s",
+					strerror(-rc), delay / 1000.0);
+			return rc;
+		}
+		if (r->hv_failing.failures)
+			log_notice("listing domains works again after %u failure(s)",
+				   r->hv_failing.failures);
+		backoff_reset(&r->hv_failing);
+		r->have_domains = true;
+	}
+	*domains = r->domains;
+	*n = r->n_domains;
+	return 0;
+}
+
+void reaper_forget_domains(struct reaper *r)
+{
+	free(r->domains);
+	r->domains = NULL;
+	r->n_domains = 0;
+	r->have_domains = false;
 }
 
 static int reaper_publish_config(struct reaper *r)
@@ -90,16 +143,49 @@ static int reaper_publish_config(struct reaper *r)
 			   r->policy->path ? r->policy->path : "(built-in defaults)");
 }
 
+/* Something happened to some domain (4.17 does not say which): settle
+ * jobs waiting on their domain, and look for dead guests to tear down
+ * automatically. */
+static int reaper_scan_domains(struct reaper *r)
+{
+	const struct hv_domain *domains;
+	size_t n;
+	int rc;
+
+	rc = reaper_domains(r, &domains, &n);
+	r->rescan = rc != 0;	/* then the tick tries again */
+	if (rc)
+		return rc;
+	teardown_rescan(r, domains, n);
+	if (r->stopping)
+		return 0;
+	rc = orphans_scan(r->orphans, domains, n, r->self_domid, intake_covered, r);
+	if (rc)
+		return rc;
+	return preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
+			      intake_leave_alone, r);
+}
+
 void reaper_set_policy(struct reaper *r, const struct config *policy)
 {
+	int rc;
+
 	if (r->policy && policy->jobs != r->max_jobs)
 		log_notice("jobs = %u takes effect when xenreaperd restarts; running %u at once",
 			   policy->jobs, r->max_jobs);
 	r->policy = policy;
-	scrub_configure(r->scrub, reaper_scrub_sources(policy->scrub_probe),
-			policy->scrub_probe_interval_ms);
-	if (r->started && reaper_publish_config(r))
+	scrub_configure(r->scrub, reaper_scrub_sources(r), policy->scrub_probe_interval_ms);
+	if (!r->started)
+		return;
+	if (reaper_publish_config(r))
 		log_warning("could not publish daemon/config");
+	/* Grace periods already running follow the new policy, and dead
+	 * guests it newly covers start theirs. */
+	preserved_reconsider(r->preserved, policy, intake_leave_alone, r);
+	rc = reaper_scan_domains(r);
+	reaper_forget_domains(r);
+	if (rc && rc != -EAGAIN)
+		log_err("scanning domains after the reload: %s", strerror(-rc));
 }
 
 struct job *reaper_find_job(const struct reaper *r, uint32_t domid)
@@ -141,6 +227,11 @@ unsigned reaper_active_jobs(const struct reaper *r)
 	return n;
 }
 
+unsigned reaper_busy(const struct reaper *r)
+{
+	return r->in_worker;
+}
+
 unsigned reaper_progress(const struct reaper *r)
 {
 	uint64_t total = 0, left = 0;
@@ -159,26 +250,28 @@ unsigned reaper_job_mib(const struct job *job)
 	return (unsigned)(job->pages_total / 256);
 }
 
-/* Publish JOB's state nodes (or all of them) atomically, retrying conflicts. */
-int reaper_publish_job(struct reaper *r, const struct job *job, bool all)
+int reaper_publish_job(struct reaper *r, struct job *job, bool all)
 {
 	store_tx tx;
-	int rc;
+	int rc = -EAGAIN;
 
+	/* A job whose last publish failed has stale nodes of any kind. */
+	all = all || job->dirty;
 	for (int attempt = 0; attempt < REAPER_TX_RETRIES; attempt++) {
 		rc = store_tx_start(r->store, &tx);
 		if (rc)
-			return rc;
+			break;
 		rc = all ? job_publish(job, r->store, tx) : job_publish_state(job, r->store, tx);
 		if (rc) {
 			store_tx_end(r->store, tx, true);
-			return rc;
+			break;
 		}
 		rc = store_tx_end(r->store, tx, false);
 		if (rc != -EAGAIN)
-			return rc;
+			break;
 	}
-	return -EAGAIN;
+	job->dirty = rc != 0;
+	return rc;
 }
 
 int reaper_publish_active(struct reaper *r)
@@ -197,8 +290,8 @@ int reaper_publish_active(struct reaper *r)
 }
 
 /* Log JOB's move from FROM to its current state and publish it.  A failed
- * publish is logged here; the in-memory state stays authoritative and is
- * published again with the next change. */
+ * publish is logged here and retried by reaper_republish(); the in-memory
+ * state stays authoritative. */
 static void reaper_announce(struct reaper *r, struct job *job, enum job_state from)
 {
 	const char *sep = job->error ? ": " : "", *why = job->error ? job->error : "";
@@ -213,12 +306,14 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 			 reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
 	rc = reaper_publish_job(r, job, false);
 	if (rc)
-		log_warning("domain %u: could not publish state %s: %s", job->domid,
-			    job_state_name(job->state), strerror(-rc));
+		log_warning("domain %u: could not publish state %s: %s; trying again with back-off",
+			    job->domid, job_state_name(job->state), strerror(-rc));
 	reaper_publish_active(r);
+	if (job_state_is_final(job->state))
+		reaper_cap_retained(r);
 }
 
-static void reaper_transition(struct reaper *r, struct job *job, enum job_state to)
+void reaper_transition(struct reaper *r, struct job *job, enum job_state to)
 {
 	enum job_state from = job->state;
 
@@ -230,7 +325,7 @@ static void reaper_transition(struct reaper *r, struct job *job, enum job_state 
 	reaper_announce(r, job, from);
 }
 
-static void reaper_fail(struct reaper *r, struct job *job, const char *sentence)
+void reaper_fail(struct reaper *r, struct job *job, const char *sentence)
 {
 	enum job_state from = job->state;
 
@@ -238,254 +333,57 @@ static void reaper_fail(struct reaper *r, struct job *job, const char *sentence)
 		reaper_announce(r, job, from);
 }
 
-static int64_t reaper_zombie_backoff(unsigned retries)
+void reaper_cap_retained(struct reaper *r)
 {
-	int64_t delay = REAPER_ZOMBIE_RETRY_MIN_MS;
-
-	while (retries-- > 0 && delay < REAPER_ZOMBIE_RETRY_MAX_MS)
-		delay *= 2;
-	return delay < REAPER_ZOMBIE_RETRY_MAX_MS ? delay : REAPER_ZOMBIE_RETRY_MAX_MS;
-}
-
-/* JOB's own domain in DOMAINS, or NULL if it is gone (its domid missing,
- * or now naming another domain). */
-static const struct hv_domain *reaper_own_domain(const struct job *job,
-						 const struct hv_domain *domains, size_t n)
-{
-	const struct hv_domain *d = hv_find(domains, n, job->domid);
-
-	return d && !memcmp(d->uuid, job->uuid, HV_UUID_LEN) ? d : NULL;
-}
-
-/* JOB's domain is gone and its pages are back in the heap.  Deferred: done.
- * Sync: scrubbing, until its share of the backlog drains (or at once if
- * the backlog cannot be measured). */
-static void reaper_released(struct reaper *r, struct job *job)
-{
-	bool measurable = reaper_scrub_sources(r->policy->scrub_probe) != 0;
-
-	job_set_pages_left(job, 0);
-	job->released_mono = clock_mono_ms();
-	if (job->state != JOB_QUEUED && measurable)
-		scrub_track(r->scrub, job);
-	if (job->policy == JOB_POLICY_SYNC && job->scrub_tracked)
-		reaper_transition(r, job, JOB_SCRUBBING);
-	else
-		reaper_transition(r, job, JOB_DONE);
-}
-
-/* After a teardown attempt, or on a domain event: settle JOB against what
- * the hypervisor now shows.  RESULT is hv_destroy's, or 0 for a rescan. */
-static void reaper_settle(struct reaper *r, struct job *job, int result,
-			  const struct hv_domain *domains, size_t n)
-{
-	const struct hv_domain *d = reaper_own_domain(job, domains, n);
-	char sentence[256];
-
-	if (!d) {
-		reaper_released(r, job);
-		return;
-	}
-	if (job_set_pages_left(job, d->tot_pages))
-		job_publish_progress(job, r->store, STORE_TX_NONE);
-	if (result < 0 && !d->dying) {
-		snprintf(sentence, sizeof(sentence),
-			 "libxl_domain_destroy failed (%s); the domain is still alive", strerror(-result));
-		reaper_fail(r, job, sentence);
-		return;
-	}
-	/* Dead but still there: give the last mappings a moment to go (the
-	 * sampler sees it vanish), then call it a zombie and retry. */
-	if (job->state == JOB_DESTROYING)
-		job->retry_mono = clock_mono_ms() + REAPER_ZOMBIE_SETTLE_MS;
-	else
-		job->retry_mono = clock_mono_ms() + reaper_zombie_backoff(job->retries);
-}
-
-int reaper_handle_workers(struct reaper *r)
-{
-	struct hv_domain *domains = NULL;
-	struct job *job;
-	uint32_t domid;
-	size_t n = 0;
-	int result, rc;
-
-	while (worker_pool_next_done(r->pool, &domid, &result) == 0) {
-		r->in_worker--;
-		job = reaper_find_job(r, domid);
-		if (!job)
-			continue;
-		job->in_worker = false;
-		free(domains);
-		domains = NULL;
-		rc = hv_list(r->hv, &domains, &n);
-		if (rc) {
-			/* Cannot tell what happened: look again as for a zombie. */
-			log_err("domain %u: listing domains after teardown: %s", domid, strerror(-rc));
-			job->retry_mono = clock_mono_ms() + REAPER_ZOMBIE_RETRY_MIN_MS;
-			continue;
-		}
-		reaper_settle(r, job, result, domains, n);
-	}
-	free(domains);
-	return 0;
-}
-
-/* Start as many queued jobs as the pool may take, each under the guard. */
-static int reaper_start_queued(struct reaper *r)
-{
-	struct hv_domain *domains = NULL;
-	char sentence[256];
-	size_t n = 0;
-	int rc = 0;
-
-	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
-		if (job->state != JOB_QUEUED)
-			continue;
-		if (!domains) {
-			rc = hv_list(r->hv, &domains, &n);
-			if (rc)
-				break;
-		}
-		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
-		if (rc == -ESRCH) {
-			log_info("domain %u (%s) vanished before its teardown started", job->domid,
-				 job->name);
-			reaper_released(r, job);
-			rc = 0;
-			continue;
-		}
-		if (rc) {
-			reaper_fail(r, job, sentence);
-			rc = 0;
-			continue;
-		}
-		rc = worker_pool_submit(r->pool, job->domid, job->priority);
-		if (rc)
-			break;
-		job->in_worker = true;
-		r->in_worker++;
-		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;
-		reaper_transition(r, job, JOB_DESTROYING);
-	}
-	free(domains);
-	return rc;
-}
-
-static bool reaper_needs_sampling(const struct reaper *r)
-{
-	for (struct job *job = r->jobs; job; job = job->next)
-		if (job->state == JOB_DESTROYING || job->state == JOB_ZOMBIE)
-			return true;
-	return false;
-}
-
-/* Read tot_pages of every running teardown and publish what fell. */
-static int reaper_sample(struct reaper *r)
-{
-	struct hv_domain *domains;
-	size_t n;
+	char path[LAYOUT_PATH_LEN];
+	struct job *oldest;
+	unsigned n_final;
 	int rc;
 
-	rc = hv_list(r->hv, &domains, &n);
-	if (rc)
-		return rc;
-	for (struct job *job = r->jobs; job; job = job->next) {
-		const struct hv_domain *d;
-
-		if (job->state != JOB_DESTROYING && job->state != JOB_ZOMBIE)
-			continue;
-		d = reaper_own_domain(job, domains, n);
-		if (job_set_pages_left(job, d ? d->tot_pages : 0))
-			job_publish_progress(job, r->store, STORE_TX_NONE);
-		if (!d && !job->in_worker)
-			reaper_released(r, job);	/* a zombie vanished */
-	}
-	free(domains);
-	return 0;
-}
-
-/* Measure the backlog, publish each accounted job's share, and finish the
- * sync jobs whose share has drained. */
-static int reaper_probe_scrub(struct reaper *r)
-{
-	bool figure;
-	int rc;
-
-	for (struct job *job = r->jobs; job; job = job->next)
-		job->scrub_reported = job->scrub_tracked;
-	rc = scrub_probe(r->scrub, r->jobs, &figure);
-	if (rc)
-		return rc;
-	for (struct job *job = r->jobs; job; job = job->next) {
-		if (!job->scrub_reported)
-			continue;
-		job_publish_progress(job, r->store, STORE_TX_NONE);
-		if (job->state == JOB_SCRUBBING && (!job->scrub_tracked || job->scrub_pages == 0)) {
-			log_info("domain %u (%s): its %u MiB scrubbed %.1f s after release",
-				 job->domid, job->name, reaper_job_mib(job),
-				 (clock_mono_ms() - job->released_mono) / 1000.0);
-			reaper_transition(r, job, JOB_DONE);
+	for (;;) {
+		n_final = 0;
+		oldest = NULL;
+		for (struct job *job = r->jobs; job; job = job->next) {
+			if (!job_state_is_final(job->state))
+				continue;
+			n_final++;
+			if (!oldest || job->finished_mono < oldest->finished_mono)
+				oldest = job;
 		}
-	}
-	return 0;
-}
-
-/* Dead domains that did not go away: look again, and destroy again. */
-static int reaper_retry_zombies(struct reaper *r, int64_t now)
-{
-	struct hv_domain *domains = NULL;
-	const struct hv_domain *d;
-	size_t n = 0;
-	int rc = 0;
-
-	for (struct job *job = r->jobs; job; job = job->next) {
-		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) ||
-		    job->in_worker || job->retry_mono > now)
-			continue;
-		if (r->in_worker >= r->max_jobs)
-			break;
-		if (!domains) {
-			rc = hv_list(r->hv, &domains, &n);
-			if (rc)
-				break;
-		}
-		d = reaper_own_domain(job, domains, n);
-		if (!d) {
-			reaper_released(r, job);
-			continue;
-		}
-		if (job->state == JOB_DESTROYING) {
-			log_warning("domain %u (%s) is a zombie: dead but %" PRIu64
-				    " pages still referenced; destroying it again",
-				    job->domid, job->name, d->tot_pages);
-			reaper_transition(r, job, JOB_ZOMBIE);
-		}
-		rc = worker_pool_submit(r->pool, job->domid, job->priority);
+		if (n_final <= REAPER_RETAIN_MAX)
+			return;
+		layout_job_path(path, oldest->domid, NULL);
+		rc = store_rm(r->store, STORE_TX_NONE, path);
 		if (rc)
-			break;
-		job->retries++;
-		job->in_worker = true;
-		r->in_worker++;
-		log_debug("domain %u: zombie retry %u", job->domid, job->retries);
+			log_warning("domain %u: could not remove the record dropped for the %u-job cap: %s",
+				    oldest->domid, REAPER_RETAIN_MAX, strerror(-rc));
+		log_info("domain %u: %s record dropped early: more than %u finished jobs are kept",
+			 oldest->domid, job_state_name(oldest->state), REAPER_RETAIN_MAX);
+		reaper_remove_job(r, oldest);
 	}
-	free(domains);
-	return rc;
 }
 
+/* Forget finished jobs whose retention ended; a removal that fails is
+ * retried with back-off. */
 static void reaper_expire(struct reaper *r, int64_t now)
 {
 	char path[LAYOUT_PATH_LEN];
 	struct job *job, *next;
+	int64_t delay;
+	int rc;
 
 	for (job = r->jobs; job; job = next) {
 		next = job->next;
 		if (!job_state_is_final(job->state) ||
-		    job->finished_mono + r->policy->retention_ms > now)
+		    job->finished_mono + r->policy->retention_ms > now ||
+		    !backoff_due(&job->retry, now))
 			continue;
 		layout_job_path(path, job->domid, NULL);
-		if (store_rm(r->store, STORE_TX_NONE, path)) {
-			log_warning("domain %u: could not remove expired job node", job->domid);
+		rc = store_rm(r->store, STORE_TX_NONE, path);
+		if (rc) {
+			delay = backoff_fail(&job->retry, now);
+			log_warning("domain %u: could not remove the expired job record: %s; next try in %.0f s",
+				    job->domid, strerror(-rc), delay / 1000.0);
 			continue;
 		}
 		log_debug("domain %u: job record expired", job->domid);
@@ -493,165 +391,143 @@ static void reaper_expire(struct reaper *r, int64_t now)
 	}
 }
 
+/* Publish again every job whose nodes fell behind. */
+static void reaper_republish(struct reaper *r, int64_t now)
+{
+	int64_t delay;
+	int rc;
+
+	if (!backoff_due(&r->publish_failing, now))
+		return;
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (!job->dirty)
+			continue;
+		rc = reaper_publish_job(r, job, true);
+		if (rc) {
+			delay = backoff_fail(&r->publish_failing, now);
+			log_warning("domain %u: publishing its job still fails: %s; next try in %.0f s",
+				    job->domid, strerror(-rc), delay / 1000.0);
+			return;
+		}
+	}
+	if (r->publish_failing.failures)
+		log_notice("publishing jobs works again");
+	backoff_reset(&r->publish_failing);
+}
+
+/* The memory picture while anything is in flight, and once after. */
+static void reaper_update_memory(struct reaper *r)
+{
+	uint64_t releasing = 0, scrub_pending = 0;
+	bool in_flight = scrub_counted(r->scrub) > 0;
+	int have_scrub, rc;
+
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (job_state_is_final(job->state) || job->state == JOB_SCRUBBING)
+			continue;
+		in_flight = true;
+		releasing += job->pages_left;
+	}
+	have_scrub = scrub_backlog(r->scrub, &scrub_pending) == 0;
+	rc = memory_update(r->memory, in_flight, releasing, have_scrub, scrub_pending);
+	if (rc && !r->memory_failing)
+		log_warning("could not publish " LAYOUT_MEMORY_DIR ": %s", strerror(-rc));
+	else if (!rc && r->memory_failing)
+		log_notice("publishing " LAYOUT_MEMORY_DIR " works again");
+	r->memory_failing = rc != 0;
+}
+
 int reaper_tick(struct reaper *r)
 {
 	int64_t now = clock_mono_ms(), due;
 	int rc;
 
-	rc = intake_preserved(r, now);
-	if (!rc)
-		rc = reaper_retry_zombies(r, now);
-	if (!rc)
-		rc = reaper_start_queued(r);
-	if (!rc && reaper_needs_sampling(r) && now >= r->next_sample_mono) {
+	reaper_forget_domains(r);
+	if (r->rescan && backoff_due(&r->hv_failing, now)) {
+		rc = reaper_scan_domains(r);
+		if (rc && rc != -EAGAIN)
+			log_err("scanning domains: %s", strerror(-rc));
+	}
+	if (r->requests_waiting && !r->stopping && backoff_due(&r->request_failing, now)) {
+		rc = intake_requests(r);
+		if (rc && rc != -EAGAIN)
+			log_err("scanning requests: %s", strerror(-rc));
+		if (r->requests_waiting)
+			backoff_fail(&r->request_failing, now);
+		else
+			backoff_reset(&r->request_failing);
+	}
+	if (!r->stopping) {
+		rc = intake_preserved(r, now);
+		if (rc && rc != -EAGAIN)
+			log_err("automatic teardowns: %s", strerror(-rc));
+		rc = intake_orphans(r, now);
+		if (rc && rc != -EAGAIN)
+			log_err("dead domains left behind: %s", strerror(-rc));
+		teardown_retry(r, now);
+		teardown_start_queued(r);
+	}
+	if (teardown_needs_sampling(r) && now >= r->next_sample_mono) {
 		r->next_sample_mono = now + r->policy->progress_interval_ms;
-		rc = reaper_sample(r);
+		teardown_sample(r);
 	}
 	due = scrub_next_probe(r->scrub);
-	if (!rc && due >= 0 && due <= now)
-		rc = reaper_probe_scrub(r);
+	if (due >= 0 && due <= now)
+		teardown_probe_scrub(r);
 	reaper_expire(r, now);
-	reaper_publish_active(r);
-	return rc;
+	reaper_republish(r, now);
+	reaper_update_memory(r);
+	if (reaper_publish_active(r))
+		r->published_active = UINT32_MAX;
+	reaper_forget_domains(r);
+	return store_lost(r->store) ? -ENOTCONN : 0;
+}
+
+static void reaper_consider(int64_t *next, int64_t t)
+{
+	if (t >= 0 && (*next < 0 || t < *next))
+		*next = t;
 }
 
 int64_t reaper_next_deadline(const struct reaper *r)
 {
+	const struct backoff *hv = &r->hv_failing;
 	int64_t next = -1;
 
-#define CONSIDER(t) do { int64_t t_ = (t); if (t_ >= 0 && (next < 0 || t_ < next)) next = t_; } while (0)
 	for (struct job *job = r->jobs; job; job = job->next) {
+		if (job->dirty)
+			reaper_consider(&next, r->publish_failing.next_mono);
 		switch (job->state) {
 		case JOB_QUEUED:
-			if (r->in_worker < r->max_jobs)
-				CONSIDER(clock_mono_ms());
+			if (!r->stopping && r->in_worker < r->max_jobs)
+				reaper_consider(&next, backoff_gate(hv, clock_mono_ms()));
 			break;
 		case JOB_DESTROYING:
-			CONSIDER(r->next_sample_mono);
-			if (!job->in_worker)
-				CONSIDER(job->retry_mono);
-			break;
 		case JOB_ZOMBIE:
-			CONSIDER(job->in_worker ? r->next_sample_mono : job->retry_mono);
+			if (job->in_worker)
+				reaper_consider(&next, backoff_gate(hv, r->next_sample_mono));
+			else if (!r->stopping)
+				reaper_consider(&next, backoff_gate(hv, job->retry.next_mono));
 			break;
 		case JOB_SCRUBBING:
 			break;	/* the scrub probe below decides */
 		case JOB_DONE:
 		case JOB_FAILED:
-			CONSIDER(job->finished_mono + r->policy->retention_ms);
+			reaper_consider(&next, backoff_gate(&job->retry,
+							    job->finished_mono + r->policy->retention_ms));
 			break;
 		}
 	}
-	CONSIDER(scrub_next_probe(r->scrub));
-	CONSIDER(preserved_next_deadline(r->preserved));
-#undef CONSIDER
+	reaper_consider(&next, scrub_next_probe(r->scrub));
+	if (r->rescan)
+		reaper_consider(&next, r->hv_failing.next_mono);
+	if (r->requests_waiting && !r->stopping)
+		reaper_consider(&next, backoff_gate(hv, r->request_failing.next_mono));
+	if (!r->stopping) {
+		reaper_consider(&next, backoff_gate(hv, preserved_next_deadline(r->preserved)));
+		reaper_consider(&next, backoff_gate(hv, orphans_next_deadline(r->orphans)));
+	}
 	return next;
-}
-
-/* Something happened to some domain (4.17 does not say which): settle
- * zombies, and look for dead guests to tear down automatically. */
-static int reaper_scan_domains(struct reaper *r)
-{
-	struct hv_domain *domains;
-	size_t n;
-	int rc;
-
-	rc = hv_list(r->hv, &domains, &n);
-	if (rc)
-		return rc;
-	for (struct job *job = r->jobs; job; job = job->next)
-		if (job->state == JOB_ZOMBIE && !job->in_worker)
-			reaper_settle(r, job, 0, domains, n);
-	rc = preserved_scan(r->preserved, r->hv, r->policy, domains, n, r->self_domid,
-			    intake_leave_alone, r);
-	free(domains);
-	return rc;
-}
-
-int reaper_handle_store_events(struct reaper *r)
-{
-	bool requests = false, domains = false;
-	char *path, *token;
-	int rc;
-
-	while (store_next_event(r->store, &path, &token) == 0) {
-		if (!strcmp(token, LAYOUT_TOKEN_REQUEST))
-			requests = true;
-		else if (!strcmp(token, LAYOUT_TOKEN_DOMAIN))
-			domains = true;
-		free(path);
-		free(token);
-	}
-	if (requests) {
-		rc = intake_requests(r);
-		if (rc)
-			log_err("scanning requests: %s", strerror(-rc));
-	}
-	if (domains) {
-		rc = reaper_scan_domains(r);
-		if (rc)
-			log_err("scanning domains: %s", strerror(-rc));
-	}
-	return 0;
-}
-
-/* Rebuild one job left by an earlier run; running ones are resumed. */
-static void reaper_resume_job(struct reaper *r, uint32_t domid)
-{
-	int64_t now_wall = clock_wall_ms(), now_mono = clock_mono_ms(), age;
-	char path[LAYOUT_PATH_LEN];
-	struct job *job;
-	int rc;
-
-	rc = job_load(r->store, STORE_TX_NONE, domid, &job);
-	if (rc) {
-		log_warning("job %u left by an earlier run is unreadable (%s); removing it",
-			    domid, strerror(-rc));
-		layout_job_path(path, domid, NULL);
-		store_rm(r->store, STORE_TX_NONE, path);
-		return;
-	}
-	reaper_append_job(r, job);
-	if (job_state_is_final(job->state)) {
-		/* Retention counts from when it finished, across the restart. */
-		age = now_wall - job->finished_wall;
-		job->finished_mono = now_mono - (age > 0 ? age : 0);
-		return;
-	}
-	job->started_mono = now_mono;	/* durations after a restart count from here */
-	if (job->state == JOB_SCRUBBING) {
-		job->released_mono = now_mono;
-		scrub_track(r->scrub, job);
-		return;
-	}
-	if (job->state != JOB_QUEUED) {
-		log_info("domain %u (%s): resuming %s teardown", job->domid, job->name,
-			 job_state_name(job->state));
-		reaper_transition(r, job, JOB_QUEUED);
-	}
-}
-
-static int reaper_resume(struct reaper *r)
-{
-	char **names = NULL;
-	unsigned n_names = 0;
-	uint32_t domid;
-	int rc;
-
-	rc = store_list(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, &names, &n_names);
-	if (rc == -ENOENT)
-		return 0;
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i < n_names; i++) {
-		if (layout_parse_domid(names[i], &domid)) {
-			log_warning("ignoring stray node " LAYOUT_JOB_DIR "/%s", names[i]);
-			continue;
-		}
-		reaper_resume_job(r, domid);
-	}
-	store_names_free(names, n_names);
-	return 0;
 }
 
 int reaper_set_daemon_state(struct reaper *r, const char *state)
@@ -664,24 +540,55 @@ int reaper_set_daemon_state(struct reaper *r, const char *state)
 
 int reaper_set_config_error(struct reaper *r, const char *sentence)
 {
-	char path[LAYOUT_PATH_LEN];
+	char path[LAYOUT_PATH_LEN], *copy = NULL;
 
+	if (sentence) {
+		copy = strdup(sentence);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(r->config_error);
+	r->config_error = copy;
 	layout_daemon_path(path, "config-error");
 	if (!sentence)
 		return store_rm(r->store, STORE_TX_NONE, path);
 	return store_write(r->store, STORE_TX_NONE, path, sentence);
 }
 
-static int reaper_publish_daemon(struct reaper *r)
+/* PATH and every node below it: dom0 only.  New nodes inherit that from
+ * their parent; this catches nodes an admin gave other permissions. */
+static int reaper_make_private(struct reaper *r, const char *path)
+{
+	char **names = NULL, *child;
+	unsigned n = 0;
+	int rc;
+
+	rc = store_make_private(r->store, STORE_TX_NONE, path);
+	if (!rc)
+		rc = store_list(r->store, STORE_TX_NONE, path, &names, &n);
+	for (unsigned i = 0; !rc && i < n; i++) {
+		if (asprintf(&child, "%s/%s", path, names[i]) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = reaper_make_private(r, child);
+		free(child);
+	}
+	store_names_free(names, n);
+	return rc == -ENOENT ? 0 : rc;	/* a node may go while we walk */
+}
+
+/* The daemon's own nodes, and the directories clients use. */
+static int reaper_publish_daemon(struct reaper *r, const char *state)
 {
 	char path[LAYOUT_PATH_LEN], when[32];
 	int rc;
 
 	rc = store_write(r->store, STORE_TX_NONE, LAYOUT_ROOT, "");
 	if (!rc)
-		rc = store_make_private(r->store, STORE_TX_NONE, LAYOUT_ROOT);
+		rc = reaper_make_private(r, LAYOUT_ROOT);
 	if (!rc)
-		rc = reaper_set_daemon_state(r, "starting");
+		rc = reaper_set_daemon_state(r, state);
 	if (rc)
 		return rc;
 	layout_daemon_path(path, "pid");
@@ -693,47 +600,209 @@ static int reaper_publish_daemon(struct reaper *r)
 	if (rc)
 		return rc;
 	layout_daemon_path(path, "started");
-	layout_format_time(when, clock_wall_ms());
+	layout_format_time(when, clock_wall_ms() - clock_mono_ms() + r->started_mono);
 	rc = store_write(r->store, STORE_TX_NONE, path, when);
-	if (rc)
-		return rc;
-	rc = reaper_publish_config(r);
 	if (!rc)
-		rc = reaper_set_config_error(r, NULL);
-	if (rc)
-		return rc;
-	/* The directories clients write into and read from. */
-	rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
+		rc = reaper_publish_config(r);
+	if (!rc)
+		rc = reaper_set_config_error(r, r->config_error);
+	if (!rc)
+		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
 	if (!rc)
 		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, "");
-	if (!rc && reaper_scrub_sources(r->policy->scrub_probe) == 0)
+	if (!rc && reaper_scrub_sources(r) == 0)
 		rc = scrub_publish_none(r->scrub);
+	r->published_active = UINT32_MAX;
+	if (!rc)
+		rc = reaper_publish_active(r);
+	return rc;
+}
+
+/* Our daemon/pid changed or went (a careless `xenstore-rm /tool/xenreaper`):
+ * put the tree back, every job included, so clients see us running. */
+static void reaper_check_tree(struct reaper *r)
+{
+	char path[LAYOUT_PATH_LEN], *pid = NULL, mine[16];
+	unsigned n_jobs = 0;
+	int rc;
+
+	layout_daemon_path(path, "pid");
+	rc = store_read(r->store, STORE_TX_NONE, path, &pid);
+	snprintf(mine, sizeof(mine), "%d", (int)getpid());
+	if (!rc && !strcmp(pid, mine)) {
+		free(pid);
+		return;
+	}
+	free(pid);
+	if (rc && rc != -ENOENT) {
+		log_err("cannot read %s: %s", path, strerror(-rc));
+		return;
+	}
+	for (struct job *job = r->jobs; job; job = job->next) {
+		job->dirty = true;
+		n_jobs++;
+	}
+	backoff_reset(&r->publish_failing);
+	memory_forget(r->memory);
+	rc = reaper_publish_daemon(r, r->stopping ? "stopping" : "running");
+	if (rc)
+		log_err("%s was removed or changed from under xenreaperd, and putting it back failed: %s",
+			LAYOUT_DAEMON_DIR, strerror(-rc));
+	else
+		log_warning("%s was removed or changed from under xenreaperd: restored the daemon nodes; "
+			    "%u job(s) follow", LAYOUT_DAEMON_DIR, n_jobs);
+}
+
+/* Rebuild one job left by an earlier run; running ones are resumed.  A
+ * record that cannot be read now (as opposed to one that makes no sense)
+ * fails the start: removing it would lose a teardown. */
+static int reaper_resume_job(struct reaper *r, uint32_t domid)
+{
+	int64_t now_wall = clock_wall_ms(), now_mono = clock_mono_ms(), age;
+	char path[LAYOUT_PATH_LEN];
+	struct job *job;
+	int rc;
+
+	rc = job_load(r->store, STORE_TX_NONE, domid, &job);
+	if (rc && rc != -EINVAL)
+		return rc;
+	if (rc) {
+		log_warning("job %u left by an earlier run makes no sense; removing it", domid);
+		layout_job_path(path, domid, NULL);
+		rc = store_rm(r->store, STORE_TX_NONE, path);
+		if (rc)
+			log_warning("job %u: could not remove it: %s", domid, strerror(-rc));
+		return 0;
+	}
+	reaper_append_job(r, job);
+	if (job_state_is_final(job->state)) {
+		/* Retention counts from when it finished, across the restart. */
+		age = now_wall - job->finished_wall;
+		job->finished_mono = now_mono - (age > 0 ? age : 0);
+		return 0;
+	}
+	job->started_mono = now_mono;	/* durations after a restart count from here */
+	if (job->state == JOB_SCRUBBING) {
+		job->released_mono = now_mono;
+		if (!scrub_track(r->scrub, job))
+			reaper_transition(r, job, JOB_DONE);
+		return 0;
+	}
+	if (job->state != JOB_QUEUED) {
+		log_info("domain %u (%s): resuming %s teardown", job->domid, job->name,
+			 job_state_name(job->state));
+		reaper_transition(r, job, JOB_QUEUED);
+	}
+	return 0;
+}
+
+static int reaper_resume(struct reaper *r)
+{
+	char **names = NULL, quoted[LOG_QUOTE_LEN];
+	unsigned n_names = 0;
+	uint32_t domid;
+	int rc;
+
+	rc = store_list(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, &names, &n_names);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return rc;
+	for (unsigned i = 0; !rc && i < n_names; i++) {
+		if (layout_parse_domid(names[i], &domid)) {
+			log_warning("ignoring stray node " LAYOUT_JOB_DIR "/%s",
+				    log_quote(names[i], quoted));
+			continue;
+		}
+		rc = reaper_resume_job(r, domid);
+		if (rc)
+			log_err("job %u left by an earlier run cannot be read now: %s", domid,
+				strerror(-rc));
+	}
+	store_names_free(names, n_names);
+	if (!rc)
+		reaper_cap_retained(r);
 	return rc;
 }
 
 int reaper_start(struct reaper *r)
 {
+	char path[LAYOUT_PATH_LEN];
 	int rc;
 
-	rc = reaper_publish_daemon(r);
+	r->started_mono = clock_mono_ms();
+	rc = reaper_publish_daemon(r, "starting");
 	if (rc)
 		return rc;
 	rc = reaper_resume(r);
 	if (rc)
 		return rc;
+	layout_daemon_path(path, "pid");
 	rc = store_watch(r->store, LAYOUT_REQUEST_DIR, LAYOUT_TOKEN_REQUEST);
 	if (!rc)
 		rc = store_watch(r->store, "@releaseDomain", LAYOUT_TOKEN_DOMAIN);
 	if (!rc)
 		rc = store_watch(r->store, "@introduceDomain", LAYOUT_TOKEN_DOMAIN);
+	if (!rc)
+		rc = store_watch(r->store, path, REAPER_TOKEN_SELF);
 	if (rc)
 		return rc;
+	r->started = true;
 	rc = intake_requests(r);
 	if (!rc)
 		rc = reaper_scan_domains(r);
+	reaper_forget_domains(r);
 	if (rc)
 		return rc;
-	reaper_publish_active(r);
-	r->started = true;
-	return reaper_set_daemon_state(r, "running");
+	rc = reaper_publish_active(r);
+	return rc ? rc : reaper_set_daemon_state(r, "running");
+}
+
+void reaper_stop(struct reaper *r)
+{
+	int rc;
+
+	r->stopping = true;
+	rc = reaper_set_daemon_state(r, "stopping");
+	if (rc)
+		log_warning("could not publish daemon/state = stopping: %s", strerror(-rc));
+}
+
+int reaper_handle_store_events(struct reaper *r)
+{
+	bool requests = false, domains = false, self = false;
+	char *path, *token;
+	int rc;
+
+	while (store_next_event(r->store, &path, &token) == 0) {
+		if (!strcmp(token, LAYOUT_TOKEN_REQUEST))
+			requests = true;
+		else if (!strcmp(token, LAYOUT_TOKEN_DOMAIN))
+			domains = true;
+		else if (!strcmp(token, REAPER_TOKEN_SELF))
+			self = true;
+		free(path);
+		free(token);
+	}
+	if (self)
+		reaper_check_tree(r);
+	if (requests && !r->stopping) {
+		rc = intake_requests(r);
+		if (rc && rc != -EAGAIN)
+			log_err("scanning requests: %s", strerror(-rc));
+	}
+	if (domains) {
+		rc = reaper_scan_domains(r);
+		if (rc && rc != -EAGAIN)
+			log_err("scanning domains: %s", strerror(-rc));
+	}
+	reaper_forget_domains(r);
+	return store_lost(r->store) ? -ENOTCONN : 0;
+}
+
+int reaper_handle_workers(struct reaper *r)
+{
+	teardown_collect(r);
+	reaper_forget_domains(r);
+	return store_lost(r->store) ? -ENOTCONN : 0;
 }

@@ -2,8 +2,9 @@
  * reaper: the daemon's core.  Turns requests in xenstore (and dead guests a
  * pool's policy tears down) into jobs, starts them on the worker pool under
  * the UUID guard, samples progress, accounts the scrub backlog, chases
- * zombies, expires finished jobs, and resumes after a restart.  Driven by
- * the main loop: it never blocks and reads time only through clock.h.
+ * zombies, retries what failed with back-off, expires finished jobs, and
+ * resumes after a restart.  Driven by the main loop: it never blocks and
+ * reads time only through clock.h.
  */
 #pragma once
 #include <stdint.h>
@@ -16,11 +17,15 @@
 
 /* Xen keeps a killed domain, with a page or two, until xenstored and
  * xenconsoled drop their mappings: normally a moment.  Only a dead domain
- * that outlives this is called a zombie. */
+ * that outlives this is called a zombie.  Zombie retries then back off
+ * from 2 s, doubling, to a minute (backoff.h). */
 #define REAPER_ZOMBIE_SETTLE_MS 1000
-/* Zombie retries: 1 s, doubling, at most a minute apart. */
-#define REAPER_ZOMBIE_RETRY_MIN_MS 1000
-#define REAPER_ZOMBIE_RETRY_MAX_MS 60000
+/* A destroy that fails on a live domain is tried this many times, backing
+ * off as above, before the job ends failed. */
+#define REAPER_DESTROY_ATTEMPTS 10
+/* Finished jobs kept in xenstore at most; beyond, the oldest finished go
+ * first, whatever their retention. */
+#define REAPER_RETAIN_MAX 512
 
 struct reaper;
 
@@ -30,20 +35,30 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 	       const struct config *policy, struct reaper **out);
 /* Accepts NULL.  Leaves xenstore as it is, so a restart can resume. */
 void reaper_free(struct reaper *r);
-/* Use POLICY (borrowed) from now on; jobs keep the policy they started
- * with.  A changed `jobs` waits for a restart. */
+/* Use POLICY (borrowed) from now on: grace periods already running follow
+ * it (or end); jobs keep the policy they started with.  A changed `jobs`
+ * waits for a restart. */
 void reaper_set_policy(struct reaper *r, const struct config *policy);
 /* Publish why the last reload failed (NULL: it did not). */
 int reaper_set_config_error(struct reaper *r, const char *sentence);
-/* Create /tool/xenreaper (dom0 only), publish the daemon nodes, resume the
- * jobs found there, register the watches and take pending requests. */
+/* Create /tool/xenreaper (dom0 only, every node), publish the daemon
+ * nodes, resume the jobs found there, register the watches and take
+ * pending requests. */
 int reaper_start(struct reaper *r);
-/* Drain xenstore watch events: new requests, domain births and deaths. */
+/* Take nothing new from now on (requests wait in xenstore, queued jobs
+ * stay queued) and say so in daemon/state; running teardowns go on. */
+void reaper_stop(struct reaper *r);
+/* Teardowns handed to the workers and not yet collected. */
+unsigned reaper_busy(const struct reaper *r);
+/* Drain xenstore watch events: new requests, domain births and deaths,
+ * and our own tree removed from under us (it is put back). */
 int reaper_handle_store_events(struct reaper *r);
 /* Collect finished teardowns from the worker pool. */
 int reaper_handle_workers(struct reaper *r);
 /* Do whatever is due now: start queued jobs, sample, probe the scrub
- * backlog, retry zombies, start automatic teardowns, expire old jobs. */
+ * backlog, retry zombies and failed destroys, start automatic teardowns,
+ * expire old jobs, publish what could not be published.  Each failure is
+ * logged and backed off here; -ENOTCONN if xenstored is gone. */
 int reaper_tick(struct reaper *r);
 /* Monotonic ms of the next thing due, or -1 if nothing is (then the main
  * loop sleeps until an event). */

@@ -1,13 +1,22 @@
 /*
  * scrub: decides when to ask the hypervisor for the scrub backlog and what
- * each job's share of it is.  The probe is not free (on Xen 4.17 it is a
- * heap dump of ~40 console lines per NUMA node), so it runs only while a
- * finished teardown's pages may still be pending, and never more often
- * than the configured interval.  A job's share is its proportional part of
- * the backlog among the teardowns counted since the backlog was last zero,
- * capped at what it released: pages freed by anyone else are in the
- * backlog too, and are never pinned on a job.  It does not decide job
- * states; reaper.c turns "share reached 0" into done for sync jobs.
+ * each job's share of it is.  On Xen 4.17 a probe is a heap dump of about
+ * 43 lines per NUMA node into a console ring of 16 KiB, so every probe
+ * pushes boot and crash messages out of `xl dmesg`: probes are spent only
+ * where a figure is owed.  Nothing is probed while no released pages are
+ * counted.  A sync job waiting for clean pages gets a probe when the
+ * backlog is predicted to reach 0 (the host's scrub rate is learnt from
+ * successive probes), no sooner than the configured interval and no later
+ * than SCRUB_SYNC_MAX_GAP_MS.  Deferred jobs, already done, only get a
+ * figure once releases have settled, at most once a minute.  Probes that
+ * keep failing back off and, after SCRUB_GIVE_UP_MS, end counting the way
+ * scrub-probe = none does.
+ *
+ * A job's share is its proportional part of the backlog among the
+ * teardowns counted since the backlog was last zero, capped at what it
+ * released: pages freed by anyone else are in the backlog too, and are
+ * never pinned on a job.  It does not decide job states; reaper.c turns
+ * "share reached 0" into done for sync jobs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +35,19 @@ struct scrub {
 	struct hv *hv;
 	unsigned sources;
 	int64_t interval_ms;
-	int64_t last_probe_mono;	/* 0: never */
 	unsigned tracked;		/* jobs whose pages may be pending */
+	unsigned tracked_sync;		/* of which sync jobs, waiting on it */
+	int64_t pending_since_mono;	/* first release not yet measured; 0: none */
+	int64_t last_release_mono;
+	int64_t last_probe_mono;	/* last probe with a figure; 0: never */
+	uint64_t last_pages;		/* its figure */
+	bool have_last;			/* a figure since counting began */
+	double rate;			/* pages scrubbed per ms, learnt; 0: unknown */
+	unsigned stalled;		/* probes in a row without progress */
+	struct backoff failing;		/* probes failing in a row */
+	int64_t failing_since_mono;
+	int64_t broken_until_mono;	/* gave up: no probes before this */
+	unsigned probes, failures;
 	enum hv_scrub_source last_source;
 	unsigned published_nodes;	/* scrub/node/<n> entries in xenstore */
 };
@@ -59,12 +79,22 @@ void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms)
 	sc->interval_ms = interval_ms;
 }
 
-void scrub_track(struct scrub *sc, struct job *job)
+bool scrub_track(struct scrub *sc, struct job *job)
 {
+	int64_t now = clock_mono_ms();
+
 	if (job->scrub_tracked)
-		return;
+		return true;
+	if (!sc->sources || now < sc->broken_until_mono)
+		return false;
 	job->scrub_tracked = true;
-	sc->tracked++;
+	if (!sc->tracked++)
+		sc->have_last = false;	/* a new backlog: the old figure says nothing */
+	sc->tracked_sync += job->policy == JOB_POLICY_SYNC;
+	if (!sc->pending_since_mono)
+		sc->pending_since_mono = now;
+	sc->last_release_mono = now;
+	return true;
 }
 
 void scrub_untrack(struct scrub *sc, struct job *job)
@@ -73,15 +103,50 @@ void scrub_untrack(struct scrub *sc, struct job *job)
 		return;
 	job->scrub_tracked = false;
 	sc->tracked--;
+	sc->tracked_sync -= job->policy == JOB_POLICY_SYNC;
+	if (!sc->tracked)
+		sc->pending_since_mono = 0;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* When the backlog should read 0, from the last figure and the rate. */
+static int64_t scrub_predicted_gap(const struct scrub *sc, int64_t fallback)
+{
+	if (!sc->have_last || sc->rate <= 0)
+		return fallback;
+	return (int64_t)(sc->last_pages / sc->rate) + 1;
 }
 
 int64_t scrub_next_probe(const struct scrub *sc)
 {
+	int64_t gap;
+
 	if (!sc->tracked)
 		return -1;
-	/* Possibly in the past: "now" read here would be later than the
-	 * caller's, and a probe due "now" would never be due for it. */
-	return sc->last_probe_mono ? sc->last_probe_mono + sc->interval_ms : 0;
+	if (sc->failing.failures)
+		return sc->failing.next_mono;
+	if (sc->tracked_sync) {
+		/* The first figure as soon as the interval allows (possibly in
+		 * the past: "now" read here would be later than the caller's). */
+		if (!sc->have_last)
+			return sc->last_probe_mono ? sc->last_probe_mono + sc->interval_ms : 0;
+		gap = scrub_predicted_gap(sc, sc->interval_ms << (sc->stalled < 5 ? sc->stalled : 5));
+		return sc->last_probe_mono + clamp64(gap, sc->interval_ms, SCRUB_SYNC_MAX_GAP_MS);
+	}
+	gap = max64(sc->last_release_mono + SCRUB_DEFERRED_SETTLE_MS,
+		    sc->have_last ? sc->last_probe_mono + scrub_predicted_gap(sc, 0) : 0);
+	if (sc->pending_since_mono && gap > sc->pending_since_mono + SCRUB_DEFERRED_MAX_DELAY_MS)
+		gap = sc->pending_since_mono + SCRUB_DEFERRED_MAX_DELAY_MS;
+	return sc->last_probe_mono ? max64(gap, sc->last_probe_mono + SCRUB_DEFERRED_MIN_GAP_MS) : gap;
 }
 
 static const char *scrub_source_name(enum hv_scrub_source source)
@@ -119,11 +184,15 @@ static int scrub_publish(struct scrub *sc, const struct hv_scrub *reading)
 			  reading->pages);
 	if (!rc && reading->n_nodes != sc->published_nodes)
 		rc = store_rm(sc->store, STORE_TX_NONE, LAYOUT_SCRUB_DIR "/node");
+	if (rc)
+		return rc;
 	sc->published_nodes = reading->n_nodes;
 	for (unsigned n = 0; !rc && n < reading->n_nodes; n++) {
 		snprintf(path, sizeof(path), LAYOUT_SCRUB_DIR "/node/%u", n);
 		rc = store_writef(sc->store, STORE_TX_NONE, path, "%" PRIu64, reading->node_pages[n]);
 	}
+	if (rc)
+		sc->published_nodes = UINT32_MAX;	/* rewrite them all next time */
 	return rc;
 }
 
@@ -132,28 +201,85 @@ int scrub_publish_none(struct scrub *sc)
 	return scrub_publish(sc, NULL);
 }
 
-int scrub_probe(struct scrub *sc, struct job *jobs, bool *figure)
+/* No figure to be had: every job stops counting, at 0. */
+static int scrub_no_figure(struct scrub *sc, struct job *jobs)
 {
+	int rc;
+
+	for (struct job *job = jobs; job; job = job->next) {
+		job->scrub_pages = 0;
+		scrub_untrack(sc, job);
+	}
+	sc->last_source = HV_SCRUB_NONE;
+	rc = scrub_publish(sc, NULL);
+	if (rc)
+		log_warning("could not publish that no scrub figure is available: %s", strerror(-rc));
+	return -ENODATA;
+}
+
+/* A probe failed with RC at NOW: back off, and give up after a while. */
+static int scrub_failed(struct scrub *sc, struct job *jobs, int rc, int64_t now)
+{
+	int64_t delay;
+
+	sc->failures++;
+	if (!sc->failing.failures)
+		sc->failing_since_mono = now;
+	if (now - sc->failing_since_mono >= SCRUB_GIVE_UP_MS) {
+		log_warning("the scrub backlog could not be measured for %.0f s (%s): "
+			    "sync jobs end when their pages are back, as with scrub-probe = none; "
+			    "next try in %d min", (now - sc->failing_since_mono) / 1000.0,
+			    strerror(-rc), SCRUB_BROKEN_MS / 60000);
+		backoff_reset(&sc->failing);
+		sc->broken_until_mono = now + SCRUB_BROKEN_MS;
+		return scrub_no_figure(sc, jobs);
+	}
+	delay = backoff_fail(&sc->failing, now);
+	if (sc->failing.failures == 1)
+		log_warning("scrub probe failed: %s; trying again with back-off (next in %.0f s)",
+			    strerror(-rc), delay / 1000.0);
+	return rc;
+}
+
+/* Learn the host's scrub rate from the figure PAGES read at NOW. */
+static void scrub_learn(struct scrub *sc, uint64_t pages, int64_t now)
+{
+	double seen;
+
+	if (sc->have_last && pages < sc->last_pages && now > sc->last_probe_mono) {
+		seen = (double)(sc->last_pages - pages) / (now - sc->last_probe_mono);
+		sc->rate = sc->rate > 0 ? (sc->rate + seen) / 2 : seen;
+		sc->stalled = 0;
+	} else if (sc->have_last) {
+		sc->stalled++;	/* a busy host, or more pages freed meanwhile */
+	}
+	sc->have_last = true;
+	sc->last_pages = pages;
+	sc->last_probe_mono = now;
+	sc->pending_since_mono = 0;
+}
+
+int scrub_probe(struct scrub *sc, struct job *jobs)
+{
+	int64_t now = clock_mono_ms();
 	struct hv_scrub reading;
 	uint64_t released = 0;
 	int rc;
 
-	sc->last_probe_mono = clock_mono_ms();
 	rc = sc->sources ? hv_scrub_probe(sc->hv, sc->sources, &reading) : -ENODATA;
-	if (rc && rc != -ENODATA)
-		return rc;
-	*figure = rc == 0;
-	if (!*figure) {
-		if (sc->last_source != HV_SCRUB_NONE || !sc->last_probe_mono)
+	if (rc == -ENODATA) {
+		if (sc->last_source != HV_SCRUB_NONE || !sc->probes)
 			log_warning("no scrub backlog figure available: sync jobs end at pages returned");
-		sc->last_source = HV_SCRUB_NONE;
-		for (struct job *job = jobs; job; job = job->next) {
-			job->scrub_pages = 0;
-			scrub_untrack(sc, job);
-		}
-		return scrub_publish(sc, NULL);
+		return scrub_no_figure(sc, jobs);
 	}
+	if (rc)
+		return scrub_failed(sc, jobs, rc, now);
+	if (sc->failing.failures)
+		log_notice("scrub probe works again after %u failure(s)", sc->failing.failures);
+	backoff_reset(&sc->failing);
+	sc->probes++;
 	sc->last_source = reading.source;
+	scrub_learn(sc, reading.pages, now);
 	for (struct job *job = jobs; job; job = job->next)
 		if (job->scrub_tracked)
 			released += job->pages_total;
@@ -164,7 +290,30 @@ int scrub_probe(struct scrub *sc, struct job *jobs, bool *figure)
 		if (reading.pages == 0)
 			scrub_untrack(sc, job);
 	}
-	log_debug("scrub backlog %" PRIu64 " pages (%s), %u job(s) accounted", reading.pages,
-		  scrub_source_name(reading.source), sc->tracked);
-	return scrub_publish(sc, &reading);
+	log_debug("scrub backlog %" PRIu64 " pages (%s, probe %u), %u job(s) counted, rate %.0f MiB/s",
+		  reading.pages, scrub_source_name(reading.source), sc->probes, sc->tracked,
+		  sc->rate * 1000 / 256);
+	rc = scrub_publish(sc, &reading);
+	if (rc)
+		log_warning("could not publish the scrub backlog: %s", strerror(-rc));
+	return 0;
+}
+
+int scrub_backlog(const struct scrub *sc, uint64_t *pages)
+{
+	if (!sc->probes || sc->last_source == HV_SCRUB_NONE)
+		return -ENODATA;
+	*pages = sc->last_pages;
+	return 0;
+}
+
+unsigned scrub_counted(const struct scrub *sc)
+{
+	return sc->tracked;
+}
+
+void scrub_counts(const struct scrub *sc, unsigned *probes, unsigned *failures)
+{
+	*probes = sc->probes;
+	*failures = sc->failures;
 }

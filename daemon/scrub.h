@@ -6,29 +6,53 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "backoff.h"
 #include "hv.h"
 #include "job.h"
 #include "store.h"
+
+/* With a sync job waiting, the longest gap between two probes. */
+#define SCRUB_SYNC_MAX_GAP_MS (30 * 1000)
+/* With only deferred jobs counted: probe once releases have stopped for
+ * this long, */
+#define SCRUB_DEFERRED_SETTLE_MS (5 * 1000)
+/* but no later than this after the first release not yet measured, */
+#define SCRUB_DEFERRED_MAX_DELAY_MS (60 * 1000)
+/* and never twice within this. */
+#define SCRUB_DEFERRED_MIN_GAP_MS (60 * 1000)
+/* Probes failing for this long: give up, as with scrub-probe = none, */
+#define SCRUB_GIVE_UP_MS (30 * 1000)
+/* and do not try again for this long. */
+#define SCRUB_BROKEN_MS (10 * 60 * 1000)
 
 struct scrub;
 
 int scrub_new(struct store *store, struct hv *hv, struct scrub **out);
 /* Accepts NULL. */
 void scrub_free(struct scrub *sc);
-/* Probe with SOURCES (hv_scrub_source bits; 0 = never) at most once per
- * INTERVAL_MS. */
+/* Probe with SOURCES (hv_scrub_source bits; 0 = never), with sync jobs
+ * waiting at most once per INTERVAL_MS. */
 void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms);
-/* JOB's teardown released its pages: count them until the backlog drains,
- * and probe soon. */
-void scrub_track(struct scrub *sc, struct job *job);
+/* JOB's teardown released its pages: count them until the backlog drains.
+ * False if they cannot be measured (no source, or probes keep failing):
+ * then the job is not counted. */
+bool scrub_track(struct scrub *sc, struct job *job);
 /* JOB is being forgotten: stop counting it. */
 void scrub_untrack(struct scrub *sc, struct job *job);
 /* Monotonic ms of the next probe (in the past if overdue), or -1 while no
  * probe is wanted. */
 int64_t scrub_next_probe(const struct scrub *sc);
-/* Probe now and publish; set each tracked job's scrub_pages in JOBS (a
- * list linked by ->next).  *FIGURE says whether a backlog figure exists;
- * without one every job is released from tracking at 0. */
-int scrub_probe(struct scrub *sc, struct job *jobs, bool *figure);
+/* Probe now and publish; set each counted job's scrub_pages in JOBS (a
+ * list linked by ->next) and stop counting them all once the backlog is 0.
+ * -ENODATA when there is no figure to be had (none configured, or probes
+ * failed for SCRUB_GIVE_UP_MS): every job is released from counting at 0.
+ * Another error is a failed probe, tried again later; jobs stay counted. */
+int scrub_probe(struct scrub *sc, struct job *jobs);
+/* The last backlog measured, in pages; -ENODATA when there is none. */
+int scrub_backlog(const struct scrub *sc, uint64_t *pages);
+/* Jobs whose released pages are counted (may still await scrubbing). */
+unsigned scrub_counted(const struct scrub *sc);
+/* Probes that produced a figure, and that failed, since the start. */
+void scrub_counts(const struct scrub *sc, unsigned *probes, unsigned *failures);
 /* Publish that no figure is available (scrub-probe = none). */
 int scrub_publish_none(struct scrub *sc);

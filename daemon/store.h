@@ -2,7 +2,9 @@
  * store: the narrow xenstore interface the daemon uses.  The real one is on
  * libxenstore (store_xs.c); unit tests supply an in-process one.
  * Every call returns 0 or a negative errno; -ENOENT for a missing node,
- * -EAGAIN from store_tx_end when the transaction must be retried.
+ * -EAGAIN from store_tx_end when the transaction must be retried.  A call
+ * that finds the connection to xenstored gone marks the store lost (see
+ * store_lost); nothing reconnects.
  */
 #pragma once
 #include <stdbool.h>
@@ -24,11 +26,14 @@ struct store_ops {
 	int (*watch)(struct store *s, const char *path, const char *token);
 	int (*next_event)(struct store *s, char **path, char **token);
 	int (*fd)(struct store *s);
+	/* A cheap request that fails only if the connection is gone. */
+	int (*ping)(struct store *s);
 	void (*free)(struct store *s);
 };
 
 struct store {
 	const struct store_ops *ops;
+	bool lost;		/* the connection to xenstored is gone */
 };
 
 /* Read PATH into a malloc'd string (*VALUE), NUL-terminated. */
@@ -56,6 +61,13 @@ int store_watch(struct store *s, const char *path, const char *token);
 int store_next_event(struct store *s, char **path, char **token);
 /* A file descriptor that polls readable when events are pending, or -1. */
 int store_fd(struct store *s);
+/* Whether a call found the connection to xenstored gone (EBADF, ECONNRESET,
+ * EPIPE, ENOTCONN, or EINVAL confirmed by a failing ping): libxenstore's
+ * reader thread closes a dead socket without waking the watch fd, so only
+ * a call can tell.  Once lost, always lost. */
+bool store_lost(const struct store *s);
+/* One cheap request, to find out whether the connection still works. */
+int store_ping(struct store *s);
 /* Close; accepts NULL. */
 void store_free(struct store *s);
 

@@ -31,6 +31,7 @@ static int xs_store_read(struct store *s, store_tx tx, const char *path, char **
 	unsigned len;
 	char *raw;
 
+	errno = 0;
 	raw = xs_read(xsh_of(s), tx, path, &len);
 	if (!raw)
 		return errno_or(EIO);
@@ -40,11 +41,13 @@ static int xs_store_read(struct store *s, store_tx tx, const char *path, char **
 
 static int xs_store_write(struct store *s, store_tx tx, const char *path, const char *value)
 {
+	errno = 0;
 	return xs_write(xsh_of(s), tx, path, value, strlen(value)) ? 0 : errno_or(EIO);
 }
 
 static int xs_store_rm(struct store *s, store_tx tx, const char *path)
 {
+	errno = 0;
 	return xs_rm(xsh_of(s), tx, path) ? 0 : errno_or(EIO);
 }
 
@@ -53,6 +56,7 @@ static int xs_store_list(struct store *s, store_tx tx, const char *path, char **
 	char **raw, **copy;
 	unsigned count;
 
+	errno = 0;
 	raw = xs_directory(xsh_of(s), tx, path, &count);
 	if (!raw)
 		return errno_or(EIO);
@@ -79,12 +83,16 @@ static int xs_store_make_private(struct store *s, store_tx tx, const char *path)
 {
 	struct xs_permissions perm = { .id = 0, .perms = XS_PERM_NONE };
 
+	errno = 0;
 	return xs_set_permissions(xsh_of(s), tx, path, &perm, 1) ? 0 : errno_or(EIO);
 }
 
 static int xs_store_tx_start(struct store *s, store_tx *tx)
 {
-	xs_transaction_t t = xs_transaction_start(xsh_of(s));
+	xs_transaction_t t;
+
+	errno = 0;
+	t = xs_transaction_start(xsh_of(s));
 
 	if (t == XBT_NULL)
 		return errno_or(EIO);
@@ -94,11 +102,13 @@ static int xs_store_tx_start(struct store *s, store_tx *tx)
 
 static int xs_store_tx_end(struct store *s, store_tx tx, bool abort)
 {
+	errno = 0;
 	return xs_transaction_end(xsh_of(s), tx, abort) ? 0 : errno_or(EIO);
 }
 
 static int xs_store_watch(struct store *s, const char *path, const char *token)
 {
+	errno = 0;
 	return xs_watch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
 }
 
@@ -126,6 +136,19 @@ static int xs_store_fd(struct store *s)
 	return xs_fileno(xsh_of(s));
 }
 
+static int xs_store_ping(struct store *s)
+{
+	unsigned len;
+	char *value;
+
+	errno = 0;
+	value = xs_read(xsh_of(s), XBT_NULL, "/", &len);
+	if (!value)
+		return errno_or(EIO);
+	free(value);
+	return 0;
+}
+
 static void xs_store_free(struct store *s)
 {
 	xs_close(xsh_of(s));
@@ -143,6 +166,7 @@ static const struct store_ops store_xs_ops = {
 	.watch = xs_store_watch,
 	.next_event = xs_store_next_event,
 	.fd = xs_store_fd,
+	.ping = xs_store_ping,
 	.free = xs_store_free,
 };
 

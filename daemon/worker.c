@@ -23,6 +23,7 @@
 struct worker_item {
 	struct worker_item *next;
 	uint32_t domid;
+	uint8_t uuid[HV_UUID_LEN];
 	enum job_priority priority;
 	int result;
 };
@@ -92,7 +93,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 
 		worker_apply_priority(item->priority);
-		item->result = hv_destroy(pool->hv, item->domid);
+		item->result = hv_destroy(pool->hv, item->domid, item->uuid);
 
 		pthread_mutex_lock(&pool->lock);
 		pool->busy--;
@@ -147,7 +148,8 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 	return 0;
 }
 
-int worker_pool_submit(struct worker_pool *pool, uint32_t domid, enum job_priority priority)
+int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
+		       enum job_priority priority)
 {
 	struct worker_item *item;
 
@@ -155,6 +157,7 @@ int worker_pool_submit(struct worker_pool *pool, uint32_t domid, enum job_priori
 	if (!item)
 		return -ENOMEM;
 	item->domid = domid;
+	memcpy(item->uuid, uuid, HV_UUID_LEN);
 	item->priority = priority;
 	pthread_mutex_lock(&pool->lock);
 	worker_item_append(&pool->todo_tail, item);
@@ -197,29 +200,33 @@ int worker_pool_idle(struct worker_pool *pool)
 	return idle;
 }
 
+unsigned worker_pool_busy(struct worker_pool *pool)
+{
+	unsigned busy;
+
+	pthread_mutex_lock(&pool->lock);
+	busy = pool->busy;
+	pthread_mutex_unlock(&pool->lock);
+	return busy;
+}
+
 void worker_pool_free(struct worker_pool *pool)
 {
 	struct worker_item *item;
-	bool busy;
 
 	if (!pool)
 		return;
 	pthread_mutex_lock(&pool->lock);
 	pool->stopping = true;
-	busy = pool->busy > 0;
-	pthread_cond_broadcast(&pool->wake);
-	pthread_mutex_unlock(&pool->lock);
-	if (busy) {
-		/* A thread is inside a teardown: it owns pool memory until it
-		 * returns, so leave both to the process exit. */
-		for (unsigned i = 0; i < pool->n_threads; i++)
-			pthread_detach(pool->threads[i]);
-		return;
-	}
-	for (unsigned i = 0; i < pool->n_threads; i++)
-		pthread_join(pool->threads[i], NULL);
+	/* Queued teardowns never start: their jobs stay queued in xenstore. */
 	while ((item = worker_item_pop(&pool->todo, &pool->todo_tail)))
 		free(item);
+	pthread_cond_broadcast(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+	/* A thread inside a teardown uses the hv until it returns: wait for
+	 * it, so that nothing it touches is freed under it. */
+	for (unsigned i = 0; i < pool->n_threads; i++)
+		pthread_join(pool->threads[i], NULL);
 	while ((item = worker_item_pop(&pool->done, &pool->done_tail)))
 		free(item);
 	if (pool->event_fd >= 0)

@@ -11,8 +11,10 @@ struct worker_pool;
 
 /* Start THREADS threads calling hv_destroy on HV. */
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
-/* Queue a teardown of DOMID, run at dom0 CPU PRIORITY; returns at once. */
-int worker_pool_submit(struct worker_pool *pool, uint32_t domid, enum job_priority priority);
+/* Queue a teardown of DOMID, which must still carry UUID when a worker
+ * gets to it, run at dom0 CPU PRIORITY; returns at once. */
+int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
+		       enum job_priority priority);
 /* Polls readable while finished teardowns wait to be collected. */
 int worker_pool_fd(const struct worker_pool *pool);
 /* Collect one finished teardown: its domid and hv_destroy's result.
@@ -20,7 +22,10 @@ int worker_pool_fd(const struct worker_pool *pool);
 int worker_pool_next_done(struct worker_pool *pool, uint32_t *domid, int *result);
 /* Threads idle and nothing queued or uncollected. */
 int worker_pool_idle(struct worker_pool *pool);
-/* Stop: idle threads are joined; a thread inside a teardown is left to the
- * process exit (the domain's state in xenstore lets a restart resume it).
- * Accepts NULL. */
+/* Teardowns running on a thread now (queued ones not counted). */
+unsigned worker_pool_busy(struct worker_pool *pool);
+/* Stop: drop what is queued, wait for the teardowns already running to
+ * return, join every thread and free.  Blocks for as long as those take;
+ * a caller that cannot wait must not call it while worker_pool_busy(),
+ * and must then leave the hv the workers use alone too.  Accepts NULL. */
 void worker_pool_free(struct worker_pool *pool);

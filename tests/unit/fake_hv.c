@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_hv.h"
+#include "inject.h"
 
 #define FAKE_MAX 64
 
@@ -26,7 +28,12 @@ struct fake_hv {
 	struct hv base;
 	pthread_mutex_t lock;
 	pthread_cond_t released;
+	pthread_cond_t entered;
 	bool hold;
+	int hold_ms;		/* > 0: a hold ends by itself after this (real ms) */
+	unsigned in_destroy;	/* worker threads inside fh_destroy now */
+	uint32_t inflight[FAKE_MAX];	/* their domids */
+	unsigned concurrent;	/* destroys of a domid while one ran: a double teardown */
 	uint32_t self;
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
 	uint64_t scrub_pages;
@@ -36,6 +43,7 @@ struct fake_hv {
 	unsigned destroy_calls_gone[FAKE_MAX];	/* by slot of removed domid, simple */
 	uint32_t gone_domid[FAKE_MAX];
 	unsigned n_gone;
+	struct inject inject;
 };
 
 static struct fake_hv *fh_of(struct hv *hv)
@@ -69,8 +77,14 @@ static int fh_list(struct hv *hv, struct hv_domain **out, size_t *n)
 {
 	struct fake_hv *fh = fh_of(hv);
 	struct hv_domain *doms;
+	int rc;
 
 	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_LIST);
+	if (rc) {
+		pthread_mutex_unlock(&fh->lock);
+		return rc;
+	}
 	doms = calloc(fh->n + 1, sizeof(*doms));
 	for (unsigned i = 0; i < fh->n; i++)
 		doms[i] = fh->doms[i].d;
@@ -80,18 +94,47 @@ static int fh_list(struct hv *hv, struct hv_domain **out, size_t *n)
 	return 0;
 }
 
-static int fh_destroy(struct hv *hv, uint32_t domid)
+/* Set when a fake was freed while a worker was inside fh_destroy: the
+ * daemon's use-after-free on stop, caught without a sanitizer.  Global,
+ * because the fake itself is gone by the time a test asks. */
+static unsigned fake_hv_freed_busy;
+
+static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
 	struct fake_hv *fh = fh_of(hv);
 	struct fake_domain *fd;
 	int rc = 0;
 
 	pthread_mutex_lock(&fh->lock);
-	while (fh->hold)
+	for (unsigned i = 0; i < fh->in_destroy; i++)
+		fh->concurrent += fh->inflight[i] == domid;
+	if (fh->in_destroy < FAKE_MAX)
+		fh->inflight[fh->in_destroy] = domid;
+	fh->in_destroy++;
+	pthread_cond_broadcast(&fh->entered);
+	if (fh->hold && fh->hold_ms > 0) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += fh->hold_ms / 1000;
+		until.tv_nsec += (long)(fh->hold_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		while (fh->hold && pthread_cond_timedwait(&fh->released, &fh->lock, &until) == 0)
+			continue;
+	}
+	while (fh->hold && fh->hold_ms <= 0)
 		pthread_cond_wait(&fh->released, &fh->lock);
 	fd = fh_find(fh, domid);
-	if (!fd) {
+	rc = inject_call(&fh->inject, FAKE_HV_DESTROY);
+	if (rc) {
+		/* failed before it touched the domain */
+	} else if (!fd) {
 		rc = -ESRCH;
+	} else if (memcmp(fd->d.uuid, uuid, HV_UUID_LEN)) {
+		rc = -ESTALE;	/* the real one checks too: never a reused domid */
 	} else if (fd->failing) {
 		fd->destroy_calls++;
 		rc = -EIO;
@@ -104,6 +147,13 @@ static int fh_destroy(struct hv *hv, uint32_t domid)
 		fd->destroy_calls++;
 		fh_remove_locked(fh, domid);
 	}
+	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_MAX; i++) {
+		if (fh->inflight[i] == domid) {
+			fh->inflight[i] = fh->inflight[fh->in_destroy - 1];
+			break;
+		}
+	}
+	fh->in_destroy--;
 	pthread_mutex_unlock(&fh->lock);
 	return rc;
 }
@@ -116,6 +166,14 @@ static int fh_self_domid(struct hv *hv, uint32_t *domid)
 
 static int fh_pool_name(struct hv *hv, uint32_t poolid, char **name)
 {
+	struct fake_hv *fh = fh_of(hv);
+	int rc;
+
+	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_POOL_NAME);
+	pthread_mutex_unlock(&fh->lock);
+	if (rc)
+		return rc;
 	if (asprintf(name, poolid == 0 ? "Pool-0" : "pool%u", poolid) < 0)
 		return -ENOMEM;
 	return 0;
@@ -124,9 +182,15 @@ static int fh_pool_name(struct hv *hv, uint32_t poolid, char **name)
 static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 {
 	struct fake_hv *fh = fh_of(hv);
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_SCRUB_PROBE);
+	if (rc) {
+		pthread_mutex_unlock(&fh->lock);
+		return rc;
+	}
 	fh->scrub_probes++;
 	out->source = fh->scrub_source;
 	out->pages = fh->scrub_pages;
@@ -136,16 +200,46 @@ static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	return (sources & out->source) ? 0 : -ENODATA;
 }
 
+static int fh_free_pages(struct hv *hv, uint64_t *pages)
+{
+	struct fake_hv *fh = fh_of(hv);
+	uint64_t held = 0;
+	int rc;
+
+	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_FREE_PAGES);
+	for (unsigned i = 0; i < fh->n; i++)
+		held += fh->doms[i].d.tot_pages;
+	pthread_mutex_unlock(&fh->lock);
+	if (rc)
+		return rc;
+	*pages = FAKE_HV_TOTAL_PAGES - held;
+	return 0;
+}
+
 static void fh_free(struct hv *hv)
 {
-	pthread_mutex_destroy(&fh_of(hv)->lock);
-	pthread_cond_destroy(&fh_of(hv)->released);
+	struct fake_hv *fh = fh_of(hv);
+	bool busy;
+
+	pthread_mutex_lock(&fh->lock);
+	busy = fh->in_destroy > 0;
+	pthread_mutex_unlock(&fh->lock);
+	if (busy) {
+		/* Keep it alive for the worker still inside; the test fails. */
+		fake_hv_freed_busy++;
+		return;
+	}
+	pthread_mutex_destroy(&fh->lock);
+	pthread_cond_destroy(&fh->released);
+	pthread_cond_destroy(&fh->entered);
 	free(hv);
 }
 
 static const struct hv_ops fake_hv_ops = {
 	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
-	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free = fh_free,
+	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free_pages = fh_free_pages,
+	.free = fh_free,
 };
 
 struct hv *fake_hv_new(uint32_t self_domid)
@@ -156,6 +250,7 @@ struct hv *fake_hv_new(uint32_t self_domid)
 	fh->self = self_domid;
 	pthread_mutex_init(&fh->lock, NULL);
 	pthread_cond_init(&fh->released, NULL);
+	pthread_cond_init(&fh->entered, NULL);
 	return &fh->base;
 }
 
@@ -202,6 +297,12 @@ void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_
 	WITH_DOMAIN(hv, domid, fd->zombie_rounds = rounds; fd->zombie_pages = pages);
 }
 
+void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages)
+{
+	WITH_DOMAIN(hv, domid, fd->d.dying = true; fd->d.tot_pages = pages;
+		    fd->zombie_rounds = UINT32_MAX; fd->zombie_pages = pages);
+}
+
 void fake_hv_make_failing(struct hv *hv, uint32_t domid)
 {
 	WITH_DOMAIN(hv, domid, fd->failing = true);
@@ -230,6 +331,15 @@ void fake_hv_hold(struct hv *hv)
 {
 	pthread_mutex_lock(&fh_of(hv)->lock);
 	fh_of(hv)->hold = true;
+	fh_of(hv)->hold_ms = 0;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+void fake_hv_hold_for(struct hv *hv, int ms)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->hold = true;
+	fh_of(hv)->hold_ms = ms;
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 
@@ -279,6 +389,67 @@ unsigned fake_hv_scrub_probes(struct hv *hv)
 
 	pthread_mutex_lock(&fh_of(hv)->lock);
 	n = fh_of(hv)->scrub_probes;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
+}
+
+void fake_hv_wait_inside(struct hv *hv, unsigned n)
+{
+	struct fake_hv *fh = fh_of(hv);
+
+	pthread_mutex_lock(&fh->lock);
+	while (fh->in_destroy < n)
+		pthread_cond_wait(&fh->entered, &fh->lock);
+	pthread_mutex_unlock(&fh->lock);
+}
+
+unsigned fake_hv_freed_while_busy(void)
+{
+	return fake_hv_freed_busy;
+}
+
+void fake_hv_inject(struct hv *hv, enum fake_hv_op op, unsigned nth, int err, bool sticky)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	inject_set(&fh_of(hv)->inject, op, nth, err, sticky);
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+unsigned fake_hv_calls(struct hv *hv, enum fake_hv_op op)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->inject.calls[op];
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
+}
+
+unsigned fake_hv_injected(struct hv *hv)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->inject.fired;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return n;
+}
+
+const char *fake_hv_op_name(enum fake_hv_op op)
+{
+	static const char *const names[FAKE_HV_N_OPS] = {
+		"list", "destroy", "pool_name", "scrub_probe", "free_pages",
+	};
+
+	return names[op];
+}
+
+unsigned fake_hv_concurrent_destroys(struct hv *hv)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	n = fh_of(hv)->concurrent;
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 	return n;
 }

@@ -1,6 +1,17 @@
 /* fake_hv: an in-process hypervisor for unit tests (never a product mode). */
 #pragma once
+#include <stdbool.h>
+
 #include "hv.h"
+
+/* The operations error injection can fail (hv_ops' names). */
+enum fake_hv_op {
+	FAKE_HV_LIST, FAKE_HV_DESTROY, FAKE_HV_POOL_NAME, FAKE_HV_SCRUB_PROBE, FAKE_HV_FREE_PAGES,
+	FAKE_HV_N_OPS
+};
+
+/* The host's memory: free pages are this less what the domains hold. */
+#define FAKE_HV_TOTAL_PAGES (4ULL << 20)
 
 struct hv *fake_hv_new(uint32_t self_domid);
 /* Add a domain with UUID byte pattern SEED, TOT_PAGES, in cpupool POOL. */
@@ -9,11 +20,21 @@ void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages
 void fake_hv_uuid_text(uint8_t seed, char out[HV_UUID_STR_LEN]);
 /* Destroy of DOMID leaves it dead with PAGES for the next ROUNDS calls. */
 void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_t pages);
+/* DOMID dies outside the daemon (another toolstack's destroy) with PAGES
+ * still held: destroys leave it so until fake_hv_remove. */
+void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Destroy of DOMID fails with -EIO and leaves it running. */
 void fake_hv_make_failing(struct hv *hv, uint32_t domid);
 /* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
 void fake_hv_hold(struct hv *hv);
 void fake_hv_release(struct hv *hv);
+/* Like fake_hv_hold, but each held destroy goes on by itself after MS of
+ * real time (a teardown that takes a while, with nobody to release it). */
+void fake_hv_hold_for(struct hv *hv, int ms);
+/* Block until N worker threads are inside a (held) destroy. */
+void fake_hv_wait_inside(struct hv *hv, unsigned n);
+/* How many fakes were freed while a destroy was still running on one. */
+unsigned fake_hv_freed_while_busy(void);
 /* Set tot_pages of DOMID (a teardown in progress). */
 void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Remove DOMID outright (a zombie finally released). */
@@ -29,3 +50,14 @@ int fake_hv_exists(struct hv *hv, uint32_t domid);
 void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages);
 /* How many scrub probes were made. */
 unsigned fake_hv_scrub_probes(struct hv *hv);
+/* Fail call NTH (from now) of OP with ERR (negative errno), or every one
+ * from then on if STICKY; NTH 0 clears.  A failed destroy changes nothing. */
+void fake_hv_inject(struct hv *hv, enum fake_hv_op op, unsigned nth, int err, bool sticky);
+/* Destroys of a domid that started while another for it still ran. */
+unsigned fake_hv_concurrent_destroys(struct hv *hv);
+/* Calls of OP made so far. */
+unsigned fake_hv_calls(struct hv *hv, enum fake_hv_op op);
+/* Injected failures returned so far. */
+unsigned fake_hv_injected(struct hv *hv);
+/* The name of OP, for test output. */
+const char *fake_hv_op_name(enum fake_hv_op op);

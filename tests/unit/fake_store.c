@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "fake_store.h"
+#include "inject.h"
 
 struct node {
 	char *path, *value;
+	bool priv;		/* dom0 only (n0); new nodes inherit their parent's */
 };
 
 struct event {
@@ -26,12 +28,13 @@ struct fake_store {
 	unsigned n_saved;
 	store_tx open_tx;
 	int fail_commits;
-	char *private_paths[16];
-	unsigned n_private;
 	struct event watches[16];
 	unsigned n_watches;
 	struct event *events;
 	unsigned n_events;
+	struct inject inject;
+	char *fail_path;	/* reads of this path fail with fail_err */
+	int fail_err;
 };
 
 static struct fake_store *fs_of(struct store *s)
@@ -54,16 +57,35 @@ static int is_under(const char *path, const char *dir)
 	return !strncmp(path, dir, len) && (path[len] == '\0' || path[len] == '/');
 }
 
+static void fs_queue_one(struct fake_store *fs, const char *path, const char *token)
+{
+	fs->events = realloc(fs->events, (fs->n_events + 1) * sizeof(*fs->events));
+	fs->events[fs->n_events].path = strdup(path);
+	fs->events[fs->n_events].token = strdup(token);
+	fs->n_events++;
+}
+
 static void fs_queue(struct fake_store *fs, const char *path)
 {
-	for (unsigned i = 0; i < fs->n_watches; i++) {
-		if (!is_under(path, fs->watches[i].path))
-			continue;
-		fs->events = realloc(fs->events, (fs->n_events + 1) * sizeof(*fs->events));
-		fs->events[fs->n_events].path = strdup(path);
-		fs->events[fs->n_events].token = strdup(fs->watches[i].token);
-		fs->n_events++;
+	for (unsigned i = 0; i < fs->n_watches; i++)
+		if (is_under(path, fs->watches[i].path))
+			fs_queue_one(fs, path, fs->watches[i].token);
+}
+
+/* Whether PATH's parent is dom0 only (what a new node inherits). */
+static bool fs_parent_private(struct fake_store *fs, const char *path)
+{
+	char *parent = strdup(path), *slash = strrchr(parent, '/');
+	bool priv = false;
+	int i;
+
+	if (slash && slash != parent) {
+		*slash = '\0';
+		i = fs_find(fs, parent);
+		priv = i >= 0 && fs->nodes[i].priv;
 	}
+	free(parent);
+	return priv;
 }
 
 static void fs_set(struct fake_store *fs, const char *path, const char *value)
@@ -78,13 +100,18 @@ static void fs_set(struct fake_store *fs, const char *path, const char *value)
 	fs->nodes = realloc(fs->nodes, (fs->n_nodes + 1) * sizeof(*fs->nodes));
 	fs->nodes[fs->n_nodes].path = strdup(path);
 	fs->nodes[fs->n_nodes].value = strdup(value);
+	fs->nodes[fs->n_nodes].priv = fs_parent_private(fs, path);
 	fs->n_nodes++;
 }
 
 static int fs_read(struct store *s, store_tx tx, const char *path, char **value)
 {
-	int i = fs_find(fs_of(s), path);
+	int i = fs_find(fs_of(s), path), rc = inject_call(&fs_of(s)->inject, FAKE_STORE_READ);
 
+	if (rc)
+		return rc;
+	if (fs_of(s)->fail_path && !strcmp(path, fs_of(s)->fail_path))
+		return fs_of(s)->fail_err;
 	if (i < 0)
 		return -ENOENT;
 	*value = strdup(fs_of(s)->nodes[i].value);
@@ -94,13 +121,18 @@ static int fs_read(struct store *s, store_tx tx, const char *path, char **value)
 static int fs_write(struct store *s, store_tx tx, const char *path, const char *value)
 {
 	struct fake_store *fs = fs_of(s);
-	char *parent = strdup(path), *slash;
+	char *parent, *slash;
+	int rc = inject_call(&fs->inject, FAKE_STORE_WRITE);
 
-	/* Create missing parents, as xenstored does. */
-	while ((slash = strrchr(parent, '/')) && slash != parent) {
+	if (rc)
+		return rc;
+	parent = strdup(path);
+	/* Create missing parents, top down, as xenstored does. */
+	for (slash = strchr(parent + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		if (fs_find(fs, parent) < 0)
 			fs_set(fs, parent, "");
+		*slash = '/';
 	}
 	free(parent);
 	fs_set(fs, path, value);
@@ -112,10 +144,17 @@ static int fs_rm(struct store *s, store_tx tx, const char *path)
 {
 	struct fake_store *fs = fs_of(s);
 	unsigned kept = 0;
-	int found = 0;
+	int found = 0, rc = inject_call(&fs->inject, FAKE_STORE_RM);
 
+	if (rc)
+		return rc;
 	for (unsigned i = 0; i < fs->n_nodes; i++) {
 		if (is_under(fs->nodes[i].path, path)) {
+			/* xenstored fires watches on each removed node too. */
+			for (unsigned w = 0; w < fs->n_watches; w++)
+				if (strcmp(fs->nodes[i].path, path) &&
+				    !strcmp(fs->nodes[i].path, fs->watches[w].path))
+					fs_queue_one(fs, fs->nodes[i].path, fs->watches[w].token);
 			free(fs->nodes[i].path);
 			free(fs->nodes[i].value);
 			found = 1;
@@ -133,9 +172,13 @@ static int fs_list(struct store *s, store_tx tx, const char *path, char ***names
 {
 	struct fake_store *fs = fs_of(s);
 	size_t len = strlen(path);
-	char **out = calloc(fs->n_nodes + 1, sizeof(*out));
+	char **out;
 	unsigned count = 0;
+	int rc = inject_call(&fs->inject, FAKE_STORE_LIST);
 
+	if (rc)
+		return rc;
+	out = calloc(fs->n_nodes + 1, sizeof(*out));
 	if (fs_find(fs, path) < 0) {
 		free(out);
 		return -ENOENT;
@@ -155,11 +198,13 @@ static int fs_list(struct store *s, store_tx tx, const char *path, char ***names
 static int fs_make_private(struct store *s, store_tx tx, const char *path)
 {
 	struct fake_store *fs = fs_of(s);
+	int rc = inject_call(&fs->inject, FAKE_STORE_MAKE_PRIVATE);
 
+	if (rc)
+		return rc;
 	if (fs_find(fs, path) < 0)
 		return -ENOENT;
-	if (fs->n_private < 16)
-		fs->private_paths[fs->n_private++] = strdup(path);
+	fs->nodes[fs_find(fs, path)].priv = true;
 	return 0;
 }
 
@@ -175,13 +220,17 @@ static void nodes_free(struct node *nodes, unsigned n)
 static int fs_tx_start(struct store *s, store_tx *tx)
 {
 	struct fake_store *fs = fs_of(s);
+	int rc = inject_call(&fs->inject, FAKE_STORE_TX_START);
 
+	if (rc)
+		return rc;
 	if (fs->open_tx)
 		return -EBUSY;	/* the daemon never nests transactions */
 	fs->saved = calloc(fs->n_nodes + 1, sizeof(*fs->saved));
 	for (unsigned i = 0; i < fs->n_nodes; i++) {
 		fs->saved[i].path = strdup(fs->nodes[i].path);
 		fs->saved[i].value = strdup(fs->nodes[i].value);
+		fs->saved[i].priv = fs->nodes[i].priv;
 	}
 	fs->n_saved = fs->n_nodes;
 	fs->open_tx = *tx = 42;
@@ -200,6 +249,10 @@ static int fs_tx_end(struct store *s, store_tx tx, bool abort)
 		abort = true;
 		rc = -EAGAIN;
 	}
+	if (!abort) {
+		rc = inject_call(&fs->inject, FAKE_STORE_TX_END);
+		abort = rc != 0;
+	}
 	if (abort) {
 		nodes_free(fs->nodes, fs->n_nodes);
 		fs->nodes = fs->saved;
@@ -215,7 +268,10 @@ static int fs_tx_end(struct store *s, store_tx tx, bool abort)
 static int fs_watch(struct store *s, const char *path, const char *token)
 {
 	struct fake_store *fs = fs_of(s);
+	int rc = inject_call(&fs->inject, FAKE_STORE_WATCH);
 
+	if (rc)
+		return rc;
 	if (fs->n_watches == 16)
 		return -ENOSPC;
 	fs->watches[fs->n_watches].path = strdup(path);
@@ -243,13 +299,16 @@ static int fs_fd(struct store *s)
 	return -1;
 }
 
+static int fs_ping(struct store *s)
+{
+	return inject_call(&fs_of(s)->inject, FAKE_STORE_PING);
+}
+
 static void fs_free(struct store *s)
 {
 	struct fake_store *fs = fs_of(s);
 
 	nodes_free(fs->nodes, fs->n_nodes);
-	for (unsigned i = 0; i < fs->n_private; i++)
-		free(fs->private_paths[i]);
 	for (unsigned i = 0; i < fs->n_watches; i++) {
 		free(fs->watches[i].path);
 		free(fs->watches[i].token);
@@ -259,13 +318,15 @@ static void fs_free(struct store *s)
 		free(fs->events[i].token);
 	}
 	free(fs->events);
+	free(fs->fail_path);
 	free(fs);
 }
 
 static const struct store_ops fake_store_ops = {
 	.read = fs_read, .write = fs_write, .rm = fs_rm, .list = fs_list,
 	.make_private = fs_make_private, .tx_start = fs_tx_start, .tx_end = fs_tx_end,
-	.watch = fs_watch, .next_event = fs_next_event, .fd = fs_fd, .free = fs_free,
+	.watch = fs_watch, .next_event = fs_next_event, .fd = fs_fd, .ping = fs_ping,
+	.free = fs_free,
 };
 
 struct store *fake_store_new(void)
@@ -288,12 +349,27 @@ void fake_store_fail_commits(struct store *s, int n)
 
 int fake_store_is_private(struct store *s, const char *path)
 {
-	struct fake_store *fs = fs_of(s);
+	int i = fs_find(fs_of(s), path);
 
-	for (unsigned i = 0; i < fs->n_private; i++)
-		if (!strcmp(fs->private_paths[i], path))
-			return 1;
-	return 0;
+	return i >= 0 && fs_of(s)->nodes[i].priv;
+}
+
+void fake_store_set_open(struct store *s, const char *path)
+{
+	int i = fs_find(fs_of(s), path);
+
+	if (i >= 0)
+		fs_of(s)->nodes[i].priv = false;
+}
+
+unsigned fake_store_count_open(struct store *s, const char *path)
+{
+	struct fake_store *fs = fs_of(s);
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < fs->n_nodes; i++)
+		n += is_under(fs->nodes[i].path, path) && !fs->nodes[i].priv;
+	return n;
 }
 
 const char *fake_store_get(struct store *s, const char *path)
@@ -311,4 +387,44 @@ unsigned fake_store_count(struct store *s, const char *path)
 	for (unsigned i = 0; i < fs->n_nodes; i++)
 		n += is_under(fs->nodes[i].path, path);
 	return n;
+}
+
+void fake_store_inject(struct store *s, enum fake_store_op op, unsigned nth, int err, bool sticky)
+{
+	inject_set(&fs_of(s)->inject, op, nth, err, sticky);
+}
+
+unsigned fake_store_calls(struct store *s, enum fake_store_op op)
+{
+	return fs_of(s)->inject.calls[op];
+}
+
+unsigned fake_store_injected(struct store *s)
+{
+	return fs_of(s)->inject.fired;
+}
+
+const char *fake_store_op_name(enum fake_store_op op)
+{
+	static const char *const names[FAKE_STORE_N_OPS] = {
+		"read", "write", "rm", "list", "make_private", "tx_start", "tx_end", "watch", "ping",
+	};
+
+	return names[op];
+}
+
+void fake_store_fail_reads(struct store *s, const char *path, int err)
+{
+	free(fs_of(s)->fail_path);
+	fs_of(s)->fail_path = path ? strdup(path) : NULL;
+	fs_of(s)->fail_err = err;
+}
+
+void fake_store_set(struct store *s, const char *path, const char *value)
+{
+	struct inject saved = fs_of(s)->inject;
+
+	memset(&fs_of(s)->inject, 0, sizeof(fs_of(s)->inject));
+	fs_write(s, STORE_TX_NONE, path, value);
+	fs_of(s)->inject = saved;
 }

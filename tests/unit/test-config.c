@@ -123,7 +123,7 @@ static void test_shipped(void)
 	for (const char *s = opened; s && (s = strstr(s, "\n")); s++)
 		if (s[1] >= 'a' && s[1] <= 'z')
 			keys++;
-	is_int(keys, 11, "the shipped file documents all 11 keys");
+	is_int(keys, 12, "the shipped file documents all 12 keys");
 	rc = opened ? parse_text(opened, "uncommented", &all, &errs) : -ENOMEM;
 	is_int(rc, 0, "every documented key uncommented still parses");
 	print_errors(&errs);
@@ -241,6 +241,63 @@ static void test_long_protect(void)
 	config_free(again);
 	free(out);
 	free(out2);
+}
+
+/* A guest named `web 1` can be protected (quoted); before, protect split
+ * on whitespace and protected `web` and `1` instead. */
+static void test_protect_quoted(void)
+{
+	struct config *cfg = NULL, *again = NULL;
+	char *out = NULL, *out2 = NULL;
+	const char *text = "[daemon]\nprotect = db \"web 1\" \"say \\\"hi\\\"\" \"back\\\\slash\"\n";
+
+	ok(!parse_text(text, "quoted", &cfg, NULL) && cfg && cfg->n_protect == 4,
+	   "quoted protect names parse");
+	if (!cfg)
+		return;
+	is_str(cfg->protect[1], "web 1", "a quoted name keeps its space");
+	is_str(cfg->protect[2], "say \"hi\"", "\\\" is a quote");
+	is_str(cfg->protect[3], "back\\slash", "\\\\ is a backslash");
+	ok(config_is_protected(cfg, "web 1", NULL), "`web 1` is protected");
+	ok(!config_is_protected(cfg, "web", NULL) && !config_is_protected(cfg, "1", NULL),
+	   "  and neither `web` nor `1` is");
+	ok(config_protects_names(cfg), "the list names guests");
+	out = format(cfg);
+	ok(out && strstr(out, "\"web 1\"") != NULL, "config_format quotes it");
+	ok(out && !parse_text(out, "formatted", &again, NULL) && again && again->n_protect == 4 &&
+	   !strcmp(again->protect[2], "say \"hi\""), "  and it parses back the same");
+	out2 = again ? format(again) : NULL;
+	is_str(out2, out, "  to the same text");
+	config_free(cfg);
+	config_free(again);
+	free(out);
+	free(out2);
+	cfg = NULL;
+	ok(!parse_text("[daemon]\nprotect = 0123abcd-0000-0000-0000-000000000000\n", "uuid", &cfg, NULL) &&
+	   cfg && !config_protects_names(cfg), "a protect list of UUIDs names no guest");
+	config_free(cfg);
+}
+
+/* Every duration is bounded, so none can overflow "now" plus it. */
+static void test_duration_bounds(void)
+{
+	static const struct { const char *text; int ok; } cases[] = {
+		{ "[default]\ngrace = 24h\n", 1 },
+		{ "[default]\ngrace = 86400001ms\n", 0 },
+		{ "[daemon]\nretention = 720h\n", 1 },
+		{ "[daemon]\nretention = 43201m\n", 0 },
+		{ "[daemon]\nscrub-probe-interval = 1h\n", 1 },
+		{ "[daemon]\nscrub-probe-interval = 3601s\n", 0 },
+		{ "[pool:p]\ngrace = 9223372036854775807ms\n", 0 },
+	};
+	struct config *cfg;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		cfg = NULL;
+		ok((parse_text(cases[i].text, "bounds", &cfg, NULL) == 0) == cases[i].ok, "%s %s",
+		   cases[i].ok ? "accepted:" : "refused:", strchr(cases[i].text, '\n') + 1);
+		config_free(cfg);
+	}
 }
 
 static void test_good_crlf_bom(void)
@@ -442,6 +499,8 @@ int main(void)
 	test_shipped();
 	test_good_full();
 	test_long_protect();
+	test_protect_quoted();
+	test_duration_bounds();
 	test_good_crlf_bom();
 	test_teardown_spellings();
 	test_empty_and_sections_only();

@@ -4,96 +4,17 @@
  * The worker pool is the daemon's real one (threads calling fake_hv).
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bed.h"
 #include "clock.h"
 #include "fake_hv.h"
 #include "fake_store.h"
 #include "layout.h"
 #include "reaper.h"
+#include "scrub.h"
 #include "tap.h"
-
-struct bed {
-	struct store *s;
-	struct hv *hv;
-	struct worker_pool *pool;
-	struct reaper *r;
-	struct config *cfg;
-};
-
-/* A policy from INI text, as the daemon would read it from a file. */
-static struct config *policy_from(const char *text)
-{
-	struct config *cfg = NULL;
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-
-	if (config_parse(f, "test.conf", &cfg, NULL))
-		printf("# bad test policy:\n%s", text);
-	fclose(f);
-	return cfg;
-}
-
-static void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
-{
-	memset(b, 0, sizeof(*b));
-	clock_set_fake(100000, 1700000000000);
-	b->s = fake_store_new();
-	b->hv = fake_hv_new(self);
-	config_new(&b->cfg);
-	b->cfg->jobs = max_jobs;
-	worker_pool_new(b->hv, max_jobs, &b->pool);
-}
-
-static int bed_start(struct bed *b)
-{
-	int rc = reaper_new(b->s, b->hv, b->pool, b->cfg, &b->r);
-
-	return rc ? rc : reaper_start(b->r);
-}
-
-static void bed_dispose(struct bed *b)
-{
-	fake_hv_release(b->hv);
-	reaper_free(b->r);
-	worker_pool_free(b->pool);
-	hv_free(b->hv);
-	store_free(b->s);
-	config_free(b->cfg);
-}
-
-/* Run the main loop's steps until nothing is left in flight. */
-static void bed_settle(struct bed *b)
-{
-	for (int round = 0; round < 50; round++) {
-		struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
-
-		reaper_handle_store_events(b->r);
-		reaper_tick(b->r);
-		if (worker_pool_idle(b->pool))
-			return;
-		poll(&pfd, 1, 2000);
-		reaper_handle_workers(b->r);
-	}
-}
-
-static void request(struct bed *b, uint32_t domid, uint8_t seed)
-{
-	char path[LAYOUT_PATH_LEN], uuid[HV_UUID_STR_LEN];
-
-	fake_hv_uuid_text(seed, uuid);
-	layout_request_path(path, domid);
-	store_write(b->s, STORE_TX_NONE, path, uuid);
-}
-
-static const char *node(struct bed *b, uint32_t domid, const char *leaf)
-{
-	char path[LAYOUT_PATH_LEN];
-
-	layout_job_path(path, domid, leaf);
-	return fake_store_get(b->s, path);
-}
 
 static void test_start(void)
 {
@@ -118,18 +39,18 @@ static void test_teardown(void)
 	bed_start(&b);
 	fake_hv_add(b.hv, 5, 5, 1000, 0);
 	store_write(b.s, STORE_TX_NONE, "/local/domain/5/name", "web");
-	request(&b, 5, 5);
+	bed_request(&b, 5, 5);
 	bed_settle(&b);
-	is_str(node(&b, 5, "state"), "done", "requested domain ends done");
+	is_str(bed_node(&b, 5, "state"), "done", "requested domain ends done");
 	ok(!fake_hv_exists(b.hv, 5), "domain is gone");
 	is_int(fake_hv_destroy_calls(b.hv, 5), 1, "destroyed exactly once");
-	is_str(node(&b, 5, "pages-left"), "0", "pages-left 0");
-	is_str(node(&b, 5, "pages-total"), "1000", "pages-total from tot_pages at request");
-	is_str(node(&b, 5, "progress"), "100", "progress 100");
-	is_str(node(&b, 5, "name"), "web", "name captured");
-	is_str(node(&b, 5, "pool"), "Pool-0", "pool captured");
-	is_str(node(&b, 5, "reason"), "request", "reason");
-	ok(node(&b, 5, "finished") && node(&b, 5, "started"), "started and finished stamped");
+	is_str(bed_node(&b, 5, "pages-left"), "0", "pages-left 0");
+	is_str(bed_node(&b, 5, "pages-total"), "1000", "pages-total from tot_pages at request");
+	is_str(bed_node(&b, 5, "progress"), "100", "progress 100");
+	is_str(bed_node(&b, 5, "name"), "web", "name captured");
+	is_str(bed_node(&b, 5, "pool"), "Pool-0", "pool captured");
+	is_str(bed_node(&b, 5, "reason"), "request", "reason");
+	ok(bed_node(&b, 5, "finished") && bed_node(&b, 5, "started"), "started and finished stamped");
 	ok(fake_store_get(b.s, LAYOUT_REQUEST_DIR "/5") == NULL, "request consumed");
 	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "0", "no active jobs after");
 	bed_dispose(&b);
@@ -143,26 +64,26 @@ static void test_progress(void)
 	bed_start(&b);
 	fake_hv_add(b.hv, 6, 6, 1000, 0);
 	fake_hv_hold(b.hv);
-	request(&b, 6, 6);
+	bed_request(&b, 6, 6);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
-	is_str(node(&b, 6, "state"), "destroying", "job destroying while the hypercall runs");
+	is_str(bed_node(&b, 6, "state"), "destroying", "job destroying while the hypercall runs");
 	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "1", "one active job");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 250, "next sample due in 250 ms");
 	fake_hv_set_pages(b.hv, 6, 600);
 	reaper_tick(b.r);
-	is_str(node(&b, 6, "pages-left"), "1000", "no sample before the interval");
+	is_str(bed_node(&b, 6, "pages-left"), "1000", "no sample before the interval");
 	clock_advance(250);
 	reaper_tick(b.r);
-	is_str(node(&b, 6, "pages-left"), "600", "sampled pages-left");
-	is_str(node(&b, 6, "progress"), "40", "progress follows");
+	is_str(bed_node(&b, 6, "pages-left"), "600", "sampled pages-left");
+	is_str(bed_node(&b, 6, "progress"), "40", "progress follows");
 	fake_hv_set_pages(b.hv, 6, 800);
 	clock_advance(250);
 	reaper_tick(b.r);
-	is_str(node(&b, 6, "pages-left"), "600", "pages-left never rises");
+	is_str(bed_node(&b, 6, "pages-left"), "600", "pages-left never rises");
 	fake_hv_release(b.hv);
 	bed_settle(&b);
-	is_str(node(&b, 6, "state"), "done", "then done");
+	is_str(bed_node(&b, 6, "state"), "done", "then done");
 	bed_dispose(&b);
 }
 
@@ -177,26 +98,26 @@ static void test_refusals(void)
 	fake_hv_add(b.hv, 7, 7, 100, 0);
 	fake_hv_add(b.hv, 8, 8, 100, 0);
 	fake_hv_add(b.hv, 9, 9, 100, 0);
-	request(&b, 0, 0);
-	request(&b, 9, 9);
-	request(&b, 4000, 40);
-	request(&b, 7, 70);			/* domain 7's UUID is seed 7 */
+	bed_request(&b, 0, 0);
+	bed_request(&b, 9, 9);
+	bed_request(&b, 4000, 40);
+	bed_request(&b, 7, 70);			/* domain 7's UUID is seed 7 */
 	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/8", "not-a-uuid");
 	fake_hv_uuid_text(8, uuid);
 	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/abc", uuid);
 	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/008", uuid);
 	store_write(b.s, STORE_TX_NONE, LAYOUT_REQUEST_DIR "/99999", uuid);
 	bed_settle(&b);
-	is_str(node(&b, 0, "state"), "failed", "domain 0 refused");
-	ok(node(&b, 0, "error") && strstr(node(&b, 0, "error"), "control domain"), "  and says why");
-	is_str(node(&b, 9, "state"), "failed", "the daemon's own domain refused");
-	ok(node(&b, 9, "error") && strstr(node(&b, 9, "error"), "xenreaperd itself"), "  and says why");
-	is_str(node(&b, 4000, "state"), "failed", "unknown domid refused");
-	ok(node(&b, 4000, "error") && strstr(node(&b, 4000, "error"), "no domain 4000"), "  and says why");
-	is_str(node(&b, 7, "state"), "failed", "UUID mismatch refused");
-	ok(node(&b, 7, "error") && strstr(node(&b, 7, "error"), "not the requested"), "  and says why");
-	is_str(node(&b, 8, "state"), "failed", "malformed UUID refused");
-	ok(node(&b, 8, "error") && strstr(node(&b, 8, "error"), "not a UUID"), "  and says why");
+	is_str(bed_node(&b, 0, "state"), "failed", "domain 0 refused");
+	ok(bed_node(&b, 0, "error") && strstr(bed_node(&b, 0, "error"), "control domain"), "  and says why");
+	is_str(bed_node(&b, 9, "state"), "failed", "the daemon's own domain refused");
+	ok(bed_node(&b, 9, "error") && strstr(bed_node(&b, 9, "error"), "xenreaperd itself"), "  and says why");
+	is_str(bed_node(&b, 4000, "state"), "failed", "unknown domid refused");
+	ok(bed_node(&b, 4000, "error") && strstr(bed_node(&b, 4000, "error"), "no domain 4000"), "  and says why");
+	is_str(bed_node(&b, 7, "state"), "failed", "UUID mismatch refused");
+	ok(bed_node(&b, 7, "error") && strstr(bed_node(&b, 7, "error"), "not the requested"), "  and says why");
+	is_str(bed_node(&b, 8, "state"), "failed", "malformed UUID refused");
+	ok(bed_node(&b, 8, "error") && strstr(bed_node(&b, 8, "error"), "not a UUID"), "  and says why");
 	is_int(fake_hv_destroy_calls(b.hv, 0) + fake_hv_destroy_calls(b.hv, 7) +
 	       fake_hv_destroy_calls(b.hv, 8) + fake_hv_destroy_calls(b.hv, 9), 0,
 	       "nothing was destroyed");
@@ -216,17 +137,17 @@ static void test_guard_at_start(void)
 	fake_hv_add(b.hv, 10, 10, 100, 0);
 	fake_hv_add(b.hv, 11, 11, 100, 0);
 	fake_hv_hold(b.hv);
-	request(&b, 10, 10);
-	request(&b, 11, 11);
+	bed_request(&b, 10, 10);
+	bed_request(&b, 11, 11);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
-	is_str(node(&b, 11, "state"), "queued", "second job waits its turn");
+	is_str(bed_node(&b, 11, "state"), "queued", "second job waits its turn");
 	/* Domain 11 dies and its domid is reused while queued. */
 	fake_hv_remove(b.hv, 11);
 	fake_hv_add(b.hv, 11, 111, 100, 0);
 	fake_hv_release(b.hv);
 	bed_settle(&b);
-	is_str(node(&b, 11, "state"), "failed", "guard re-checked at start: reused domid refused");
+	is_str(bed_node(&b, 11, "state"), "failed", "guard re-checked at start: reused domid refused");
 	is_int(fake_hv_destroy_calls(b.hv, 11), 0, "the new domain 11 was not destroyed");
 	bed_dispose(&b);
 }
@@ -242,12 +163,12 @@ static void test_one_at_a_time(void)
 		fake_hv_add(b.hv, d, d, 100, 0);
 	fake_hv_hold(b.hv);
 	for (uint32_t d = 20; d < 23; d++)
-		request(&b, d, d);
+		bed_request(&b, d, d);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
 	for (uint32_t d = 20; d < 23; d++) {
-		destroying += !strcmp(node(&b, d, "state"), "destroying");
-		queued += !strcmp(node(&b, d, "state"), "queued");
+		destroying += !strcmp(bed_node(&b, d, "state"), "destroying");
+		queued += !strcmp(bed_node(&b, d, "state"), "queued");
 	}
 	is_int(destroying, 1, "one destroying at a time by default");
 	is_int(queued, 2, "the others queued");
@@ -255,7 +176,7 @@ static void test_one_at_a_time(void)
 	fake_hv_release(b.hv);
 	bed_settle(&b);
 	for (uint32_t d = 20; d < 23; d++) {
-		is_str(node(&b, d, "state"), "done", "each ends done");
+		is_str(bed_node(&b, d, "state"), "done", "each ends done");
 		is_int(fake_hv_destroy_calls(b.hv, d), 1, "each destroyed once");
 	}
 	bed_dispose(&b);
@@ -272,11 +193,11 @@ static void test_parallel(void)
 		fake_hv_add(b.hv, d, d, 100, 0);
 	fake_hv_hold(b.hv);
 	for (uint32_t d = 20; d < 23; d++)
-		request(&b, d, d);
+		bed_request(&b, d, d);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
 	for (uint32_t d = 20; d < 23; d++)
-		destroying += !strcmp(node(&b, d, "state"), "destroying");
+		destroying += !strcmp(bed_node(&b, d, "state"), "destroying");
 	is_int(destroying, 2, "jobs = 2 runs two at once");
 	bed_dispose(&b);
 }
@@ -289,63 +210,97 @@ static void test_zombie(void)
 	bed_start(&b);
 	fake_hv_add(b.hv, 30, 30, 1000, 0);
 	fake_hv_make_zombie(b.hv, 30, 3, 50);
-	request(&b, 30, 30);
+	bed_request(&b, 30, 30);
 	bed_settle(&b);
-	is_str(node(&b, 30, "state"), "destroying", "a dead domain still holding pages gets a moment");
-	is_str(node(&b, 30, "pages-left"), "50", "  with its pages-left");
+	is_str(bed_node(&b, 30, "state"), "destroying", "a dead domain still holding pages gets a moment");
+	is_str(bed_node(&b, 30, "pages-left"), "50", "  with its pages-left");
 	clock_advance(REAPER_ZOMBIE_SETTLE_MS);
 	bed_settle(&b);
-	is_str(node(&b, 30, "state"), "zombie", "then it is a zombie");
+	is_str(bed_node(&b, 30, "state"), "zombie", "then it is a zombie");
 	is_int(fake_hv_destroy_calls(b.hv, 30), 2, "  destroyed again");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 2000, "next retry after 2 s");
 	clock_advance(2000);
 	bed_settle(&b);
-	is_str(node(&b, 30, "state"), "zombie", "still a zombie");
+	is_str(bed_node(&b, 30, "state"), "zombie", "still a zombie");
 	is_int(fake_hv_destroy_calls(b.hv, 30), 3, "  destroyed a third time");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 4000, "back-off doubles to 4 s");
 	fake_hv_make_zombie(b.hv, 30, 0, 0);
 	clock_advance(4000);
 	bed_settle(&b);
-	is_str(node(&b, 30, "state"), "done", "zombie done when it vanishes");
+	is_str(bed_node(&b, 30, "state"), "done", "zombie done when it vanishes");
 	is_int(fake_hv_destroy_calls(b.hv, 30), 4, "after the fourth attempt");
 
 	/* The common case: the last page goes within the moment. */
 	fake_hv_add(b.hv, 32, 32, 1000, 0);
 	fake_hv_make_zombie(b.hv, 32, 1, 1);
-	request(&b, 32, 32);
+	bed_request(&b, 32, 32);
 	bed_settle(&b);
 	fake_hv_remove(b.hv, 32);
+	fake_store_fire(b.s, "@releaseDomain");	/* as xenstored does when it goes */
 	clock_advance(250);
 	bed_settle(&b);
-	is_str(node(&b, 32, "state"), "done", "a domain whose last page goes quickly is done, never a zombie");
+	is_str(bed_node(&b, 32, "state"), "done", "a domain whose last page goes quickly is done, never a zombie");
 	is_int(fake_hv_destroy_calls(b.hv, 32), 1, "  with one destroy");
 
 	fake_hv_add(b.hv, 31, 31, 1000, 0);
 	fake_hv_make_zombie(b.hv, 31, 100, 10);
-	request(&b, 31, 31);
+	bed_request(&b, 31, 31);
 	bed_settle(&b);
 	clock_advance(REAPER_ZOMBIE_SETTLE_MS);
 	bed_settle(&b);
-	is_str(node(&b, 31, "state"), "zombie", "another zombie");
+	is_str(bed_node(&b, 31, "state"), "zombie", "another zombie");
 	fake_hv_remove(b.hv, 31);
 	fake_store_fire(b.s, "@releaseDomain");
 	bed_settle(&b);
-	is_str(node(&b, 31, "state"), "done", "released on @releaseDomain without waiting for the retry");
+	is_str(bed_node(&b, 31, "state"), "done", "released on @releaseDomain without waiting for the retry");
 	bed_dispose(&b);
 }
 
+/* A destroy that fails on a live domain (libxl cannot take its lock, say)
+ * is retried with back-off, says why meanwhile, and gives up after
+ * REAPER_DESTROY_ATTEMPTS. */
 static void test_destroy_fails(void)
 {
 	struct bed b;
+	unsigned calls;
 
 	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
 	fake_hv_add(b.hv, 14, 14, 100, 0);
 	fake_hv_make_failing(b.hv, 14);
-	request(&b, 14, 14);
+	bed_request(&b, 14, 14);
 	bed_settle(&b);
-	is_str(node(&b, 14, "state"), "failed", "a failed destroy of a live domain fails the job");
-	ok(node(&b, 14, "error") && strstr(node(&b, 14, "error"), "libxl_domain_destroy"), "  and says why");
+	is_str(bed_node(&b, 14, "state"), "destroying", "a failed destroy of a live domain is retried");
+	ok(bed_node(&b, 14, "error") && strstr(bed_node(&b, 14, "error"), "libxl_domain_destroy") &&
+	   strstr(bed_node(&b, 14, "error"), "attempt 1 of"), "  and the job says why, meanwhile");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 1000, "  the next attempt in 1 s");
+	clock_advance(1000);
+	bed_settle(&b);
+	is_int(fake_hv_destroy_calls(b.hv, 14), 2, "  then tried again");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 2000, "  backing off to 2 s");
+	bed_run(&b, 6 * 60 * 1000);	/* 1+2+4+...+60 s: about 4 min */
+	is_str(bed_node(&b, 14, "state"), "failed", "after the last attempt the job fails");
+	is_int(fake_hv_destroy_calls(b.hv, 14), REAPER_DESTROY_ATTEMPTS, "  after exactly the attempts allowed");
+	ok(bed_node(&b, 14, "error") && strstr(bed_node(&b, 14, "error"), "still alive"), "  and says why");
+	ok(b.wakeups < 3 * REAPER_DESTROY_ATTEMPTS, "  with few wake-ups (%u)", b.wakeups);
+	bed_dispose(&b);
+
+	/* The cause goes away: the next attempt gets through. */
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 15, 15, 100, 0);
+	fake_hv_inject(b.hv, FAKE_HV_DESTROY, 1, -EBUSY, true);
+	bed_request(&b, 15, 15);
+	bed_run(&b, 3500);
+	calls = fake_hv_calls(b.hv, FAKE_HV_DESTROY);
+	is_int(calls, 3, "a destroy failing with a lock error: 3 attempts in 3.5 s (0, 1, 3 s)");
+	ok(bed_node(&b, 15, "error") && strstr(bed_node(&b, 15, "error"), "lock"), "  the job names the lock");
+	fake_hv_inject(b.hv, FAKE_HV_DESTROY, 0, 0, false);
+	bed_run(&b, 5000);
+	is_str(bed_node(&b, 15, "state"), "done", "  once the lock works the job ends done");
+	ok(bed_node(&b, 15, "error") == NULL, "  with no error left");
 	bed_dispose(&b);
 }
 
@@ -355,15 +310,16 @@ static void test_retention(void)
 
 	bed_init(&b, 0, 1);
 	b.cfg->retention_ms = 60000;
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
 	fake_hv_add(b.hv, 40, 40, 100, 0);
-	request(&b, 40, 40);
+	bed_request(&b, 40, 40);
 	bed_settle(&b);
-	is_str(node(&b, 40, "state"), "done", "done");
+	is_str(bed_node(&b, 40, "state"), "done", "done");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 60000, "next deadline is the expiry");
 	clock_advance(59999);
 	reaper_tick(b.r);
-	ok(node(&b, 40, "state") != NULL, "still readable just before retention ends");
+	ok(bed_node(&b, 40, "state") != NULL, "still readable just before retention ends");
 	clock_advance(1);
 	reaper_tick(b.r);
 	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/40"), 0, "removed when retention ends");
@@ -380,40 +336,21 @@ static void test_duplicates_and_conflicts(void)
 	fake_hv_add(b.hv, 50, 50, 100, 0);
 	fake_hv_hold(b.hv);
 	fake_store_fail_commits(b.s, 2);
-	request(&b, 50, 50);
+	bed_request(&b, 50, 50);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
-	is_str(node(&b, 50, "state"), "destroying", "request taken despite two transaction conflicts");
+	is_str(bed_node(&b, 50, "state"), "destroying", "request taken despite two transaction conflicts");
 	ok(fake_store_get(b.s, LAYOUT_REQUEST_DIR "/50") == NULL, "  and removed once");
-	request(&b, 50, 50);
-	request(&b, 50, 51);
+	bed_request(&b, 50, 50);
+	bed_request(&b, 50, 51);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
-	is_str(node(&b, 50, "state"), "destroying", "duplicate while active leaves the job alone");
+	is_str(bed_node(&b, 50, "state"), "destroying", "duplicate while active leaves the job alone");
 	is_int(fake_store_count(b.s, LAYOUT_REQUEST_DIR), 1, "duplicate request consumed");
 	fake_hv_release(b.hv);
 	bed_settle(&b);
 	is_int(fake_hv_destroy_calls(b.hv, 50), 1, "destroyed once");
 	bed_dispose(&b);
-}
-
-/* Leave a job in STATE for DOMID as a killed daemon would have. */
-static void plant_job(struct store *s, uint32_t domid, uint8_t seed, enum job_state state,
-		      int64_t finished_wall)
-{
-	uint8_t uuid[HV_UUID_LEN];
-	char text[HV_UUID_STR_LEN];
-	struct job *job;
-
-	fake_hv_uuid_text(seed, text);
-	hv_uuid_parse(text, uuid);
-	job_new(domid, uuid, "old", "Pool-0", &job);
-	job->pages_total = job->pages_left = 100;
-	job->state = state;
-	job->started_wall = 1699999990000;
-	job->finished_wall = finished_wall;
-	job_publish(job, s, STORE_TX_NONE);
-	job_free(job);
 }
 
 static void test_resume(void)
@@ -423,19 +360,19 @@ static void test_resume(void)
 	bed_init(&b, 0, 1);
 	b.cfg->retention_ms = 60000;
 	fake_hv_add(b.hv, 60, 60, 100, 0);
-	plant_job(b.s, 60, 60, JOB_DESTROYING, 0);	/* running when the daemon died */
-	plant_job(b.s, 61, 61, JOB_DESTROYING, 0);	/* its domain finished dying meanwhile */
-	plant_job(b.s, 62, 62, JOB_DONE, 1700000000000 - 30000);	/* finished 30 s ago */
+	bed_plant_job(b.s, 60, 60, JOB_DESTROYING, 0);	/* running when the daemon died */
+	bed_plant_job(b.s, 61, 61, JOB_DESTROYING, 0);	/* its domain finished dying meanwhile */
+	bed_plant_job(b.s, 62, 62, JOB_DONE, 1700000000000 - 30000);	/* finished 30 s ago */
 	fake_hv_add(b.hv, 63, 63, 100, 0);
-	request(&b, 63, 63);				/* written while the daemon was down */
+	bed_request(&b, 63, 63);				/* written while the daemon was down */
 	ok(bed_start(&b) == 0, "restart with jobs left behind");
 	bed_settle(&b);
-	is_str(node(&b, 60, "state"), "done", "running job resumed to done");
+	is_str(bed_node(&b, 60, "state"), "done", "running job resumed to done");
 	is_int(fake_hv_destroy_calls(b.hv, 60), 1, "  by re-issuing destroy");
-	is_str(node(&b, 61, "state"), "done", "job of a vanished domain is done");
+	is_str(bed_node(&b, 61, "state"), "done", "job of a vanished domain is done");
 	is_int(fake_hv_destroy_calls(b.hv, 61), 0, "  without a destroy");
-	is_str(node(&b, 63, "state"), "done", "request written while down is served");
-	is_str(node(&b, 62, "state"), "done", "finished job still readable");
+	is_str(bed_node(&b, 63, "state"), "done", "request written while down is served");
+	is_str(bed_node(&b, 62, "state"), "done", "finished job still readable");
 	clock_advance(30000);
 	reaper_tick(b.r);
 	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/62"), 0,
@@ -449,24 +386,13 @@ static void test_resume_guard(void)
 
 	bed_init(&b, 0, 1);
 	fake_hv_add(b.hv, 70, 170, 100, 0);		/* domid reused by someone else */
-	plant_job(b.s, 70, 70, JOB_QUEUED, 0);
+	bed_plant_job(b.s, 70, 70, JOB_QUEUED, 0);
 	bed_start(&b);
 	bed_settle(&b);
 	is_int(fake_hv_destroy_calls(b.hv, 70), 0, "resumed job never destroys a reused domid");
 	ok(fake_hv_exists(b.hv, 70), "  the new domain lives");
-	is_str(node(&b, 70, "state"), "failed", "  and the job says so");
+	is_str(bed_node(&b, 70, "state"), "failed", "  and the job says so");
 	bed_dispose(&b);
-}
-
-static void bed_set_policy(struct bed *b, const char *text)
-{
-	struct config *cfg = policy_from(text);
-
-	cfg->jobs = b->cfg->jobs;
-	if (b->r)
-		reaper_set_policy(b->r, cfg);
-	config_free(b->cfg);
-	b->cfg = cfg;
 }
 
 static void test_sync_scrub(void)
@@ -479,11 +405,11 @@ static void test_sync_scrub(void)
 	bed_start(&b);
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 500);
 	fake_hv_add(b.hv, 80, 80, 1000, 0);
-	request(&b, 80, 80);
+	bed_request(&b, 80, 80);
 	bed_settle(&b);
-	is_str(node(&b, 80, "policy"), "sync", "job records its sync policy");
-	is_str(node(&b, 80, "state"), "scrubbing", "sync job waits in scrubbing");
-	is_str(node(&b, 80, "scrub-pages"), "500", "  with its share of the backlog");
+	is_str(bed_node(&b, 80, "policy"), "sync", "job records its sync policy");
+	is_str(bed_node(&b, 80, "state"), "scrubbing", "sync job waits in scrubbing");
+	is_str(bed_node(&b, 80, "scrub-pages"), "500", "  with its share of the backlog");
 	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/pages"), "500", "scrub/pages published");
 	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "heap-dump", "scrub/source published");
 	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/node/0"), "500", "scrub/node/0 published");
@@ -496,8 +422,8 @@ static void test_sync_scrub(void)
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 0);
 	clock_advance(1000);
 	reaper_tick(b.r);
-	is_str(node(&b, 80, "state"), "done", "done once the backlog drained");
-	is_str(node(&b, 80, "scrub-pages"), "0", "  with scrub-pages 0");
+	is_str(bed_node(&b, 80, "state"), "done", "done once the backlog drained");
+	is_str(bed_node(&b, 80, "scrub-pages"), "0", "  with scrub-pages 0");
 	probes = fake_hv_scrub_probes(b.hv);
 	clock_advance(5000);
 	reaper_tick(b.r);
@@ -513,15 +439,22 @@ static void test_deferred_scrub(void)
 	bed_start(&b);
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 700);
 	fake_hv_add(b.hv, 81, 81, 1000, 0);
-	request(&b, 81, 81);
+	bed_request(&b, 81, 81);
 	bed_settle(&b);
-	is_str(node(&b, 81, "policy"), "deferred", "job records its deferred policy");
-	is_str(node(&b, 81, "state"), "done", "deferred job done when the pages are back");
-	is_str(node(&b, 81, "scrub-pages"), "700", "  while its backlog is still reported");
+	is_str(bed_node(&b, 81, "policy"), "deferred", "job records its deferred policy");
+	is_str(bed_node(&b, 81, "state"), "done", "deferred job done when the pages are back");
+	is_int(fake_hv_scrub_probes(b.hv), 0, "  and no probe yet: releases may still come");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + SCRUB_DEFERRED_SETTLE_MS,
+	       "  one is due once releases have settled");
+	bed_run(&b, SCRUB_DEFERRED_SETTLE_MS);
+	is_str(bed_node(&b, 81, "scrub-pages"), "700", "then its backlog is reported");
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 0);
-	clock_advance(1000);
-	reaper_tick(b.r);
-	is_str(node(&b, 81, "scrub-pages"), "0", "and drains to 0");
+	bed_run(&b, SCRUB_DEFERRED_MIN_GAP_MS - 1);
+	is_int(fake_hv_scrub_probes(b.hv), 1, "  and not probed again within a minute");
+	bed_run(&b, 1);
+	is_str(bed_node(&b, 81, "scrub-pages"), "0", "  then it drains to 0");
+	bed_run(&b, 3600 * 1000);
+	is_int(fake_hv_scrub_probes(b.hv), 2, "  and nothing more is probed once it reads 0");
 	bed_dispose(&b);
 }
 
@@ -536,21 +469,19 @@ static void test_scrub_attribution(void)
 	fake_hv_add(b.hv, 82, 82, 1000, 0);
 	fake_hv_add(b.hv, 83, 83, 3000, 0);
 	fake_hv_hold(b.hv);
-	request(&b, 82, 82);
-	request(&b, 83, 83);
+	bed_request(&b, 82, 82);
+	bed_request(&b, 83, 83);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
 	fake_hv_release(b.hv);
 	bed_settle(&b);
-	clock_advance(1000);
-	reaper_tick(b.r);
-	is_str(node(&b, 82, "scrub-pages"), "500", "backlog shared in proportion (1000 of 4000)");
-	is_str(node(&b, 83, "scrub-pages"), "1500", "backlog shared in proportion (3000 of 4000)");
+	bed_run(&b, 1000);
+	is_str(bed_node(&b, 82, "scrub-pages"), "500", "backlog shared in proportion (1000 of 4000)");
+	is_str(bed_node(&b, 83, "scrub-pages"), "1500", "backlog shared in proportion (3000 of 4000)");
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 9000);
-	clock_advance(1000);
-	reaper_tick(b.r);
-	is_str(node(&b, 82, "scrub-pages"), "1000", "a share never exceeds what the job released");
-	is_str(node(&b, 83, "scrub-pages"), "3000", "  nor for the other");
+	bed_run(&b, SCRUB_SYNC_MAX_GAP_MS);
+	is_str(bed_node(&b, 82, "scrub-pages"), "1000", "a share never exceeds what the job released");
+	is_str(bed_node(&b, 83, "scrub-pages"), "3000", "  nor for the other");
 	bed_dispose(&b);
 }
 
@@ -566,11 +497,11 @@ static void test_due_now_with_a_moving_clock(void)
 	bed_start(&b);
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 100);
 	fake_hv_add(b.hv, 86, 86, 1000, 0);
-	request(&b, 86, 86);
+	bed_request(&b, 86, 86);
 	bed_settle(&b);
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 0);
 	clock_set_fake_drift(1);
-	clock_advance(1000);
+	clock_advance(SCRUB_DEFERRED_SETTLE_MS);
 	probes = fake_hv_scrub_probes(b.hv);
 	reaper_tick(b.r);
 	is_int(fake_hv_scrub_probes(b.hv), probes + 1, "an overdue probe runs in the next tick");
@@ -590,9 +521,9 @@ static void test_no_scrub_figure(void)
 	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "none", "scrub/source says none");
 	ok(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/pages") == NULL, "  and no invented figure");
 	fake_hv_add(b.hv, 84, 84, 1000, 0);
-	request(&b, 84, 84);
+	bed_request(&b, 84, 84);
 	bed_settle(&b);
-	is_str(node(&b, 84, "state"), "done", "sync job without a figure ends done at pages returned");
+	is_str(bed_node(&b, 84, "state"), "done", "sync job without a figure ends done at pages returned");
 	is_int(fake_hv_scrub_probes(b.hv), 0, "  and no probe was made");
 	bed_dispose(&b);
 }
@@ -607,13 +538,13 @@ static void test_policy_captured(void)
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 100);
 	fake_hv_add(b.hv, 85, 85, 1000, 0);
 	fake_hv_hold(b.hv);
-	request(&b, 85, 85);
+	bed_request(&b, 85, 85);
 	reaper_handle_store_events(b.r);
 	reaper_tick(b.r);
 	bed_set_policy(&b, "[default]\nscrub = deferred\n");	/* a reload mid-job */
 	fake_hv_release(b.hv);
 	bed_settle(&b);
-	is_str(node(&b, 85, "state"), "scrubbing", "a running job keeps the policy it started with");
+	is_str(bed_node(&b, 85, "state"), "scrubbing", "a running job keeps the policy it started with");
 	bed_dispose(&b);
 }
 
@@ -635,17 +566,17 @@ static void test_preserved(void)
 	fake_hv_shutdown(b.hv, 93, HV_SHUTDOWN_CRASH);
 	fake_store_fire(b.s, "@releaseDomain");
 	bed_settle(&b);
-	ok(node(&b, 90, "state") == NULL, "no teardown during the grace period");
+	ok(bed_node(&b, 90, "state") == NULL, "no teardown during the grace period");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 2000, "grace period ends in 2 s");
 	clock_advance(2000);
 	bed_settle(&b);
-	is_str(node(&b, 90, "state"), "done", "powered-off guest in an auto pool torn down");
-	is_str(node(&b, 90, "reason"), "poweroff", "  with reason poweroff");
-	is_str(node(&b, 93, "state"), "done", "crashed guest in an auto pool torn down");
-	is_str(node(&b, 93, "reason"), "crash", "  with reason crash");
-	ok(node(&b, 91, "state") == NULL && fake_hv_exists(b.hv, 91),
+	is_str(bed_node(&b, 90, "state"), "done", "powered-off guest in an auto pool torn down");
+	is_str(bed_node(&b, 90, "reason"), "poweroff", "  with reason poweroff");
+	is_str(bed_node(&b, 93, "state"), "done", "crashed guest in an auto pool torn down");
+	is_str(bed_node(&b, 93, "reason"), "crash", "  with reason crash");
+	ok(bed_node(&b, 91, "state") == NULL && fake_hv_exists(b.hv, 91),
 	   "the same in a request-only pool is left alone");
-	ok(node(&b, 92, "state") == NULL && fake_hv_exists(b.hv, 92), "a rebooting guest is left alone");
+	ok(bed_node(&b, 92, "state") == NULL && fake_hv_exists(b.hv, 92), "a rebooting guest is left alone");
 	bed_dispose(&b);
 }
 
@@ -667,7 +598,7 @@ static void test_preserved_revived(void)
 	bed_settle(&b);
 	clock_advance(5000);
 	bed_settle(&b);
-	ok(node(&b, 94, "state") == NULL && fake_hv_exists(b.hv, 94),
+	ok(bed_node(&b, 94, "state") == NULL && fake_hv_exists(b.hv, 94),
 	   "a new guest on a dead guest's domid is never torn down");
 	bed_dispose(&b);
 }
@@ -685,12 +616,12 @@ static void test_protect(void)
 	fake_hv_add(b.hv, 95, 95, 100, 0);
 	fake_hv_add(b.hv, 96, 96, 100, 0);
 	store_write(b.s, STORE_TX_NONE, "/local/domain/95/name", "db");
-	request(&b, 95, 95);
-	request(&b, 96, 96);
+	bed_request(&b, 95, 95);
+	bed_request(&b, 96, 96);
 	bed_settle(&b);
-	is_str(node(&b, 95, "state"), "failed", "domain protected by name refused");
-	ok(node(&b, 95, "error") && strstr(node(&b, 95, "error"), "protect"), "  and says why");
-	is_str(node(&b, 96, "state"), "failed", "domain protected by UUID refused");
+	is_str(bed_node(&b, 95, "state"), "failed", "domain protected by name refused");
+	ok(bed_node(&b, 95, "error") && strstr(bed_node(&b, 95, "error"), "protect"), "  and says why");
+	is_str(bed_node(&b, 96, "state"), "failed", "domain protected by UUID refused");
 	ok(fake_hv_exists(b.hv, 95) && fake_hv_exists(b.hv, 96), "protected domains live");
 	bed_dispose(&b);
 
@@ -707,7 +638,7 @@ static void test_protect(void)
 	is_int(reaper_next_deadline(b.r), -1, "no grace period starts for a protected dead guest");
 	clock_advance(1000);
 	bed_settle(&b);
-	ok(node(&b, 97, "state") == NULL && fake_hv_exists(b.hv, 97), "  and no job is made for it");
+	ok(bed_node(&b, 97, "state") == NULL && fake_hv_exists(b.hv, 97), "  and no job is made for it");
 	bed_dispose(&b);
 }
 

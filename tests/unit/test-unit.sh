@@ -27,7 +27,7 @@ mkdir -p "$tmp" || exit 1
 # KEY=VALUE lines that must be in the unit exactly.
 for line in \
 	Type=notify NotifyAccess=main 'ExecReload=/bin/kill -HUP $MAINPID' \
-	Restart=on-failure RestartSec=1 WatchdogSec=30s \
+	Restart=on-failure RestartSec=1 WatchdogSec=30s KillMode=mixed RestartPreventExitStatus=3 \
 	NoNewPrivileges=yes ProtectSystem=strict PrivateTmp=yes ProtectHome=yes \
 	ProtectKernelTunables=yes ProtectKernelModules=yes ProtectControlGroups=yes \
 	RestrictRealtime=yes LockPersonality=yes MemoryDenyWriteExecute=yes \
@@ -58,6 +58,7 @@ has() {
 has After xenstored.service xen.service proc-xen.mount
 has Wants xenstored.service xen.service proc-xen.mount
 has ReadWritePaths -/run/xen -/var/lib/xen -/var/log/xen
+has RuntimeDirectory xen-hotplug xenreaperd
 has RestrictAddressFamilies AF_UNIX
 has CapabilityBoundingSet CAP_KILL
 

@@ -1,7 +1,8 @@
 /*
  * xbtool: what the real-Xen scenarios need to ask the hypervisor quickly and
  * precisely (xl pays libxl's start-up, ~1 s under emulation, on every call).
- * Test tooling only; it never changes a domain.
+ * Test tooling only; it never changes a domain (kill-when signals a process,
+ * the daemon under test).
  *
  *   xbtool free-pages              free pages in the heap
  *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
@@ -13,7 +14,7 @@
  *                                  (a teardown is under way); print tot_pages
  *   xbtool sample-job DOMID MS FILE  every 20 ms until the job is done or
  *                                  failed (or MS passed), append
- *                                  "ms state pages-left" to FILE
+ *                                  "ms state pages-left rate" to FILE
  *   xbtool list                    every domain: "DOMID UUID TOT_PAGES DYING"
  *   xbtool wait-node PATH VALUE MS wait (a xenstore watch) until PATH reads
  *                                  VALUE ('*' any value, '-' absent, a|b
@@ -30,6 +31,11 @@
  *                                  with monotonic ms (for logs that carry
  *                                  no times of their own)
  *   xbtool random N                a random number in 0..N-1
+ *   xbtool hold-page DOMID FILE    map one page of DOMID (its xenstore ring,
+ *                                  through libxenforeignmemory, as a
+ *                                  leftover dom0 helper would), write
+ *                                  "held" to FILE and keep it mapped until
+ *                                  SIGTERM: the domain cannot go away
  *   xbtool ms                      wall-clock milliseconds
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
@@ -54,7 +60,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <xenctrl.h>
+#include <xenforeignmemory.h>
 #include <xenstore.h>
 
 static int64_t now_ms(clockid_t id)
@@ -145,7 +153,7 @@ static int time_command(bool until_free, char **args)
 static int sample_job(const char *domid, int64_t limit, const char *file)
 {
 	struct xs_handle *xsh = xs_open(0);
-	char path[128], *state, *left;
+	char path[128], *state, *left, *rate;
 	int64_t start = now_ms(CLOCK_MONOTONIC);
 	unsigned len;
 	FILE *out;
@@ -165,11 +173,14 @@ static int sample_job(const char *domid, int64_t limit, const char *file)
 		state = xs_read(xsh, XBT_NULL, path, &len);
 		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/pages-left", domid);
 		left = xs_read(xsh, XBT_NULL, path, &len);
-		fprintf(out, "%" PRId64 " %s %s\n", now_ms(CLOCK_MONOTONIC) - start,
-			state ? state : "-", left ? left : "-");
+		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/rate", domid);
+		rate = xs_read(xsh, XBT_NULL, path, &len);
+		fprintf(out, "%" PRId64 " %s %s %s\n", now_ms(CLOCK_MONOTONIC) - start,
+			state ? state : "-", left ? left : "-", rate ? rate : "-");
 		done = state && (!strcmp(state, "done") || !strcmp(state, "failed"));
 		free(state);
 		free(left);
+		free(rate);
 		usleep(20000);
 	}
 	fclose(out);
@@ -344,12 +355,69 @@ static int list_domains(xc_interface *xch)
 	return got < 0 ? -errno : 0;
 }
 
+static volatile sig_atomic_t hold_stop;
+
+static void hold_on_signal(int sig)
+{
+	hold_stop = 1;
+}
+
+/* Map DOMID's xenstore ring page (for a PV guest, ring-ref is its frame)
+ * and keep it until SIGTERM. */
+static int hold_page(uint32_t domid, const char *file)
+{
+	struct xs_handle *xsh = xs_open(0);
+	xenforeignmemory_handle *fmem = NULL;
+	char path[64], *ref = NULL;
+	xen_pfn_t frame;
+	void *page = NULL;
+	unsigned len;
+	int err = 0, rc = 2;
+	FILE *out;
+
+	signal(SIGTERM, hold_on_signal);
+	signal(SIGINT, hold_on_signal);
+	snprintf(path, sizeof(path), "/local/domain/%u/store/ring-ref", domid);
+	if (xsh)
+		ref = xs_read(xsh, XBT_NULL, path, &len);
+	if (!ref) {
+		fprintf(stderr, "xbtool: cannot read %s\n", path);
+		goto out;
+	}
+	frame = strtoull(ref, NULL, 10);
+	fmem = xenforeignmemory_open(NULL, 0);
+	if (fmem)
+		page = xenforeignmemory_map(fmem, domid, PROT_READ, 1, &frame, &err);
+	if (!page || err) {
+		fprintf(stderr, "xbtool: cannot map frame %s of domain %u: %s\n", ref, domid,
+			strerror(err ? err : errno));
+		goto out;
+	}
+	out = fopen(file, "w");
+	if (out) {
+		fprintf(out, "held %" PRIu64 "\n", (uint64_t)frame);
+		fclose(out);
+	}
+	while (!hold_stop)
+		pause();
+	xenforeignmemory_unmap(fmem, page, 1);
+	rc = 0;
+out:
+	if (fmem)
+		xenforeignmemory_close(fmem);
+	free(ref);
+	if (xsh)
+		xs_close(xsh);
+	return rc;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
-		"       time FILE CMD... | back FILE PAGES CMD... | list | wait-node PATH VALUE MS |\n"
-		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES) | stamp | random N\n");
+		"       time FILE CMD... | back FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
+		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
 	return 2;
 }
 
@@ -382,6 +450,8 @@ int main(int argc, char **argv)
 		printf("%u\n", r % (unsigned)atoi(argv[2]));
 		return 0;
 	}
+	if (!strcmp(argv[1], "hold-page") && argc == 4)
+		return hold_page(atoi(argv[2]), argv[3]);
 	if (!strcmp(argv[1], "ms")) {
 		printf("%" PRId64 "\n", now_ms(CLOCK_REALTIME));
 		return 0;

@@ -10,6 +10,21 @@ perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
 case "$perms" in *"(n0)"*) xb_ok "/tool/xenreaper is owned by dom0 with no access for others" ;;
 *) xb_not_ok "/tool/xenreaper permissions"; xb_note "  got: $perms" ;; esac
 
+# --- one daemon per host: a second one refuses before touching xenstore
+$XB_DAEMON > /tmp/second.out 2>&1; rc=$?
+xb_is "$rc" 3 "a second xenreaperd exits with status 3"
+xb_check "  naming the running one's pid" grep -q "already running as pid $XB_DAEMON_PID" /tmp/second.out
+xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$XB_DAEMON_PID" "  and daemon/pid is untouched"
+
+# --- a careless `xenstore-rm /tool/xenreaper`: the daemon puts it back
+xenstore-rm $XB_ROOT
+i=0; while [ "$(xb_read $XB_ROOT/daemon/pid)" != "$XB_DAEMON_PID" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$XB_DAEMON_PID" "after xenstore-rm of the tree, daemon/pid is back"
+xb_is "$(xb_read $XB_ROOT/daemon/state)" running "  and daemon/state"
+perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
+case "$perms" in *"(n0)"*) xb_ok "  the tree is dom0-only again" ;; *) xb_not_ok "  the tree is dom0-only again"; xb_note "  got: $perms" ;; esac
+xb_check "  the daemon logged it" grep -q "removed or changed from under xenreaperd" /tmp/xenreaperd.log
+
 # --- a 2 GiB guest, progress sampled while it goes
 domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 rm -f /tmp/samples
@@ -25,6 +40,16 @@ xb_is "$(xb_read $XB_ROOT/job/$domid/pool)" Pool-0 "job records the guest's cpup
 mono=$(awk '$3 != "-" { if (last != "" && $3 > last) bad = 1; last = $3 } END { print bad ? "no" : "yes" }' /tmp/samples)
 xb_is "$mono" yes "pages-left never rose across $(wc -l < /tmp/samples) samples"
 mid=$(awk '$2 == "destroying" && $3 > 0 && $3 < 524288 { n++; v = v " " $3 } END { print n + 0 ":" v }' /tmp/samples)
+# The rate the job published mid-teardown, against what the samples saw:
+# 2048 MiB over the time from the first page released to the last.
+span=$(awk '$3 != "-" && $3 < 524288 && !t0 { t0 = $1 } $3 == "0" && !t1 { t1 = $1 } END { print t1 - t0 }' /tmp/samples)
+rate=$(awk '$2 == "destroying" && $4 != "-" { r = $4 } END { print r }' /tmp/samples)
+seen=$(awk -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? 2048 * 1000 / s : 0) }')
+xb_note "rate published mid-teardown ${rate:-none} MiB/s; 2048 MiB over ${span} ms seen by the samples: $seen MiB/s; done: $(xb_read $XB_ROOT/job/$domid/rate) MiB/s"
+xb_check "the published rate ${rate:-none} MiB/s is within a factor of 2 of $seen MiB/s" \
+	awk -v r="${rate:-0}" -v s="$seen" 'BEGIN { exit !(r > 0 && s > 0 && r <= 2 * s && r >= s / 2) }'
+xb_check "the daemon logged the teardown's rate, as libxc's show_transfer_rate does" \
+	grep -q "domain $domid (big): 524288 pages (2048 MiB) released in [0-9.]* s, [0-9.]* MiB/s" /tmp/xenreaperd.log
 xb_check "pages-left seen falling mid-teardown (${mid%%:*} samples:$(echo "${mid#*:}" | cut -c1-80))" test "${mid%%:*}" -gt 0
 xb_check "no domain $domid left" sh -c "! $XB_TOOL pages $domid >/dev/null"
 xb_wait_memory $base "2 GiB returned after the daemon's teardown"
@@ -93,15 +118,17 @@ xb_is "$(xb_state $domid)" done "request written while stopped is served at star
 # --- idle means idle: no system calls at all over 3 s.  A finished
 # teardown's pages may still await scrubbing, and the daemon probes that
 # backlog until it reads 0; only then is there nothing left to do.
-i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+# Deferred jobs get a probe once releases settle, then at most one a minute.
+i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
 xb_is "$(xb_read $XB_ROOT/scrub/pages)" 0 "the scrub backlog drained before the idle check"
 if command -v strace >/dev/null; then
-	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/dev/null
+	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/tmp/strace.err
 	# Attached threads show their blocked call as "<detached ...>" at the end;
 	# anything else is a call that completed while idle.
 	attached=$(awk '{ print $1 }' /tmp/strace.idle | sort -u | wc -l)
 	calls=$(grep -Ev 'detached|resumed>|unfinished|^[0-9]+ +\+\+\+|---' /tmp/strace.idle | wc -l)
 	xb_check "strace attached to the daemon's $attached thread(s)" test "$attached" -gt 0
+	[ "$attached" -gt 0 ] || sed 's/^/XQTAP #   strace: /' /tmp/strace.err
 	xb_is "$calls" 0 "idle daemon makes no system calls in 3 s"
 	sed 's/^/XQTAP #   strace: /' /tmp/strace.idle | head -8
 fi

@@ -13,6 +13,15 @@ xb_check "  active (running)" grep -q 'active (running)' /tmp/status.out
 xb_check "  with its STATUS line" grep -q 'Status: "idle' /tmp/status.out
 xb_is "$(xb_read $XB_ROOT/daemon/state)" running "daemon/state is running (READY=1 came after the watches)"
 
+# One daemon per host: a second one started by hand refuses at once,
+# names the running one, and touches nothing in xenstore.
+pid1=$(systemctl show -p MainPID --value xenreaperd.service)
+$XB_DAEMON > /tmp/second.out 2>&1; rc=$?
+xb_is "$rc" 3 "a second xenreaperd exits with status 3"
+xb_check "  saying which pid runs ($(head -c 120 /tmp/second.out))" grep -q "already running as pid $pid1" /tmp/second.out
+xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid1" "  and daemon/pid still names the service's daemon"
+xb_is "$(systemctl show -p KillMode --value xenreaperd.service)" mixed "the unit stops with KillMode=mixed"
+
 d=$(xb_guest unit1 1024) || xb_not_ok "create 1 GiB guest"
 xb_request $d
 xb_wait_state $d done 60
@@ -43,7 +52,35 @@ xb_is "$(systemctl is-active xenreaperd.service)" active "  still active after r
 journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
 xb_check "the journal has the job transitions" grep -q "destroying -> done" /tmp/journal.out
 xb_check "  and the reload" grep -q "policy reloaded" /tmp/journal.out
-xb_check "systemctl stop xenreaperd" systemctl stop xenreaperd.service
-xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "daemon/state is stopped after stop"
+
+# systemctl stop mid-teardown: the daemon says stopping, lets the running
+# libxl_domain_destroy return, and only then exits; the job is done.
+d=$(xb_guest unit3 2048) || xb_not_ok "create 2 GiB guest"
+xb_request $d
+left=$($XB_TOOL wait-below $d 524288 60000)
+( while :; do xb_read $XB_ROOT/daemon/state; sleep 0.05; done ) > /tmp/states.out 2>&1 &
+watcher=$!
+xb_check "systemctl stop xenreaperd mid-teardown (domain held $left pages)" systemctl stop xenreaperd.service
+kill $watcher; wait $watcher 2>/dev/null
+xb_check "  daemon/state read stopping while the teardown finished" grep -qx stopping /tmp/states.out
+xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped after stop"
+xb_is "$(xb_state $d)" done "  and the job it waited for is done"
+xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
+journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
+xb_check "  the journal says it waited for the running teardown" grep -q "stopping once 1 running teardown" /tmp/journal.out
+xb_wait_memory $base "all memory returned"
+
+# xenstored gone: the idle daemon notices at its next watchdog ping, says
+# so and exits non-zero for systemd to restart it.  (Last: Xen cannot
+# restart xenstored.)
+xb_check "systemctl start xenreaperd again" systemctl start xenreaperd.service
+restarts=$(systemctl show -p NRestarts --value xenreaperd.service)
+kill -9 $(cat /run/xenstored.pid 2>/dev/null || pidof xenstored)
+i=0; while ! journalctl -u xenreaperd.service --no-pager -o cat | grep -q "lost the connection to xenstored" && [ $i -lt 450 ]; do sleep 0.2; i=$((i + 1)); done
+journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
+xb_check "xenstored killed: the daemon logs that it lost the connection (within $((i / 5)) s)" grep -q "lost the connection to xenstored" /tmp/journal.out
+i=0; while [ "$(systemctl show -p NRestarts --value xenreaperd.service)" = "$restarts" ] && [ $i -lt 100 ]; do sleep 0.2; i=$((i + 1)); done
+xb_check "  and systemd restarts it (NRestarts $restarts -> $(systemctl show -p NRestarts --value xenreaperd.service))" \
+	test "$(systemctl show -p NRestarts --value xenreaperd.service)" != "$restarts"
 [ $XB_FAILED -eq 0 ] || sed 's/^/  journal: /' /tmp/journal.out | tail -n 30
 xb_done

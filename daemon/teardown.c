@@ -1,0 +1,312 @@
+/*
+ * teardown: running the jobs the reaper holds.  Queued jobs go to the
+ * worker pool under the UUID guard (and the worker checks the UUID again
+ * right before the destroy); while a destroy runs its tot_pages is
+ * sampled; when it returns, the job is settled against what the hypervisor
+ * shows: gone (released: done, or scrubbing for a sync pool), dead but
+ * still holding pages (a zombie, destroyed again with back-off), or alive
+ * because the destroy failed (retried with back-off, failed after
+ * REAPER_DESTROY_ATTEMPTS).  It does not create jobs (intake.c), decide
+ * when a tick runs what (reaper.c) or when to probe the scrub backlog
+ * (scrub.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "holders.h"
+#include "log.h"
+#include "reaper-private.h"
+#include "scrub.h"
+#include "worker.h"
+
+/* JOB's own domain in DOMAINS, or NULL if it is gone (its domid missing,
+ * or now naming another domain). */
+static const struct hv_domain *teardown_own_domain(const struct job *job,
+						   const struct hv_domain *domains, size_t n)
+{
+	const struct hv_domain *d = hv_find(domains, n, job->domid);
+
+	return d && !memcmp(d->uuid, job->uuid, HV_UUID_LEN) ? d : NULL;
+}
+
+/* Publish JOB's pages-left; a failure leaves it for reaper_republish(). */
+static void teardown_publish_progress(struct reaper *r, struct job *job)
+{
+	if (job_publish_progress(job, r->store, STORE_TX_NONE))
+		job->dirty = true;
+}
+
+/* JOB's domain is gone and its pages are back in the heap.  Deferred: done.
+ * Sync: scrubbing, until its share of the backlog drains (or at once if
+ * the backlog cannot be measured). */
+static void teardown_released(struct reaper *r, struct job *job)
+{
+	double mib_s;
+	bool measured;
+
+	job_set_pages_left(job, 0);
+	job_set_error(job, NULL);
+	job->released_mono = clock_mono_ms();
+	if (job->state != JOB_QUEUED && job->pages_at_start) {
+		/* In the manner of libxc's show_transfer_rate. */
+		mib_s = job_mib_per_s(job, job->released_mono);
+		log_info("domain %u (%s): %" PRIu64 " pages (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
+			 job->domid, job->name, job->pages_at_start, job->pages_at_start / 256,
+			 (job->released_mono - job->started_mono) / 1000.0, mib_s);
+		if (mib_s > 0)
+			snprintf(job->rate_text, sizeof(job->rate_text), "%.1f", mib_s);
+	}
+	/* A job that never started released nothing of ours. */
+	measured = job->state != JOB_QUEUED && scrub_track(r->scrub, job);
+	if (job->policy == JOB_POLICY_SYNC && measured) {
+		reaper_transition(r, job, JOB_SCRUBBING);
+		return;
+	}
+	if (job->policy == JOB_POLICY_SYNC && job->state != JOB_QUEUED && reaper_scrub_sources(r))
+		log_warning("domain %u (%s): the scrub backlog cannot be measured now; done when its pages returned",
+			    job->domid, job->name);
+	reaper_transition(r, job, JOB_DONE);
+}
+
+/* Submit JOB's destroy to the pool; false (and back-off) if it cannot be. */
+static bool teardown_submit(struct reaper *r, struct job *job)
+{
+	int64_t now = clock_mono_ms(), delay;
+	int rc;
+
+	rc = worker_pool_submit(r->pool, job->domid, job->uuid, job->priority);
+	if (rc) {
+		delay = backoff_fail(&r->hv_failing, now);
+		log_err("domain %u: cannot queue its teardown: %s; next try in %.0f s", job->domid,
+			strerror(-rc), delay / 1000.0);
+		return false;
+	}
+	job->in_worker = true;
+	r->in_worker++;
+	return true;
+}
+
+/* The destroy of a live domain failed with RESULT: try again later, or
+ * give up after REAPER_DESTROY_ATTEMPTS. */
+static void teardown_destroy_failed(struct reaper *r, struct job *job, int result)
+{
+	char why[192], sentence[320];
+	int64_t delay;
+
+	if (result == -EBUSY)
+		snprintf(why, sizeof(why), "libxl could not take the domain's lock (its lock files are under /var/lib/xen)");
+	else
+		snprintf(why, sizeof(why), "libxl_domain_destroy failed (%s)", strerror(-result));
+	job->destroy_failures++;
+	if (job->destroy_failures >= REAPER_DESTROY_ATTEMPTS) {
+		snprintf(sentence, sizeof(sentence), "%s %u times; the domain is still alive",
+			 why, job->destroy_failures);
+		reaper_fail(r, job, sentence);
+		return;
+	}
+	delay = backoff_fail(&job->retry, clock_mono_ms());
+	job_set_error(job, "%s; the domain is still alive; attempt %u of %u, next in %.0f s", why,
+		      job->destroy_failures, REAPER_DESTROY_ATTEMPTS, delay / 1000.0);
+	log_warning("domain %u (%s): %s", job->domid, job->name, job->error);
+	if (reaper_publish_job(r, job, false))
+		log_warning("domain %u: could not publish its error: trying again with back-off", job->domid);
+}
+
+/* Look again at what holds JOB's dead domain D; publish it if it changed. */
+static void teardown_diagnose(struct reaper *r, struct job *job, const struct hv_domain *d)
+{
+	char *held_by;
+	int rc;
+
+	rc = holders_describe(r->store, job->domid, d->tot_pages, &held_by);
+	if (rc) {
+		log_warning("domain %u: cannot tell what holds it: %s", job->domid, strerror(-rc));
+		return;
+	}
+	if (job_set_held_by(job, held_by) && job->state == JOB_ZOMBIE && reaper_publish_job(r, job, false))
+		log_warning("domain %u: could not publish held-by; trying again with back-off", job->domid);
+}
+
+/* A destroy of JOB returned RESULT: settle the job against what the
+ * hypervisor now shows. */
+static void teardown_settle(struct reaper *r, struct job *job, int result,
+			    const struct hv_domain *domains, size_t n)
+{
+	const struct hv_domain *d = teardown_own_domain(job, domains, n);
+	int64_t now = clock_mono_ms();
+
+	if (!d) {
+		if (result == -ESTALE)
+			log_info("domain %u (%s) was gone and its domid reused before the worker got to it; nothing was destroyed",
+				 job->domid, job->name);
+		teardown_released(r, job);
+		return;
+	}
+	if (job_set_pages_left(job, d->tot_pages))
+		teardown_publish_progress(r, job);
+	if (result < 0 && !d->dying) {
+		teardown_destroy_failed(r, job, result);
+		return;
+	}
+	/* The destroy got through: dead, but pages are still referenced. */
+	job_set_error(job, NULL);
+	if (job->state == JOB_DESTROYING) {
+		/* Give the last mappings a moment to go (a domain event says
+		 * when they do), then call it a zombie. */
+		job->retry.failures = 1;
+		job->retry.next_mono = now + REAPER_ZOMBIE_SETTLE_MS;
+	} else {
+		backoff_fail(&job->retry, now);
+		teardown_diagnose(r, job, d);
+	}
+}
+
+void teardown_collect(struct reaper *r)
+{
+	const struct hv_domain *domains;
+	struct job *job;
+	uint32_t domid;
+	size_t n;
+	int result, rc;
+
+	while (worker_pool_next_done(r->pool, &domid, &result) == 0) {
+		r->in_worker--;
+		job = reaper_find_job(r, domid);
+		if (!job || !job->in_worker)
+			continue;
+		job->in_worker = false;
+		rc = reaper_domains(r, &domains, &n);
+		if (rc) {
+			/* Cannot tell what happened: look again with back-off. */
+			backoff_fail(&job->retry, clock_mono_ms());
+			continue;
+		}
+		teardown_settle(r, job, result, domains, n);
+	}
+}
+
+void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n)
+{
+	const struct hv_domain *d;
+
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_worker)
+			continue;
+		d = teardown_own_domain(job, domains, n);
+		if (!d)
+			teardown_released(r, job);	/* the last mapping went */
+		else if (job_set_pages_left(job, d->tot_pages))
+			teardown_publish_progress(r, job);
+	}
+}
+
+void teardown_start_queued(struct reaper *r)
+{
+	const struct hv_domain *domains = NULL;
+	char sentence[320];
+	size_t n = 0;
+	int rc;
+
+	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
+		if (job->state != JOB_QUEUED)
+			continue;
+		if (!domains && reaper_domains(r, &domains, &n))
+			return;
+		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
+		if (rc == -ESRCH) {
+			log_info("domain %u (%s) vanished before its teardown started", job->domid,
+				 job->name);
+			teardown_released(r, job);
+			continue;
+		}
+		if (rc) {
+			reaper_fail(r, job, sentence);
+			continue;
+		}
+		if (!teardown_submit(r, job))
+			return;
+		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;
+		reaper_transition(r, job, JOB_DESTROYING);
+	}
+}
+
+void teardown_retry(struct reaper *r, int64_t now)
+{
+	const struct hv_domain *domains = NULL, *d;
+	size_t n = 0;
+
+	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
+		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) ||
+		    job->in_worker || !backoff_due(&job->retry, now))
+			continue;
+		if (!domains && reaper_domains(r, &domains, &n))
+			return;
+		d = teardown_own_domain(job, domains, n);
+		if (!d) {
+			teardown_released(r, job);
+			continue;
+		}
+		if (d->dying && job->state == JOB_DESTROYING) {
+			teardown_diagnose(r, job, d);
+			log_warning("domain %u (%s) is a zombie: dead, %s; destroying it again",
+				    job->domid, job->name, job->held_by ? job->held_by : "pages still held");
+			reaper_transition(r, job, JOB_ZOMBIE);
+		} else if (!d->dying) {
+			log_info("domain %u (%s): teardown attempt %u of %u", job->domid, job->name,
+				 job->destroy_failures + 1, REAPER_DESTROY_ATTEMPTS);
+		}
+		if (!teardown_submit(r, job))
+			return;
+		log_debug("domain %u: retry %u", job->domid, job->retry.failures);
+	}
+}
+
+bool teardown_needs_sampling(const struct reaper *r)
+{
+	return r->in_worker > 0;
+}
+
+void teardown_sample(struct reaper *r)
+{
+	const struct hv_domain *domains, *d;
+	size_t n;
+
+	if (reaper_domains(r, &domains, &n))
+		return;
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (!job->in_worker)
+			continue;
+		d = teardown_own_domain(job, domains, n);
+		if (job_sample(job, clock_mono_ms(), d ? d->tot_pages : 0))
+			teardown_publish_progress(r, job);
+	}
+}
+
+void teardown_probe_scrub(struct reaper *r)
+{
+	int rc;
+
+	for (struct job *job = r->jobs; job; job = job->next)
+		job->scrub_reported = job->scrub_tracked;
+	rc = scrub_probe(r->scrub, r->jobs);
+	if (rc && rc != -ENODATA)
+		return;	/* failed: scrub.c logged it and backs off */
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (!job->scrub_reported)
+			continue;
+		teardown_publish_progress(r, job);
+		if (job->state != JOB_SCRUBBING || (job->scrub_tracked && job->scrub_pages))
+			continue;
+		if (rc == -ENODATA)
+			log_warning("domain %u (%s): its %u MiB cannot be seen scrubbed (no backlog figure); done",
+				    job->domid, job->name, reaper_job_mib(job));
+		else
+			log_info("domain %u (%s): its %u MiB scrubbed %.1f s after release",
+				 job->domid, job->name, reaper_job_mib(job),
+				 (clock_mono_ms() - job->released_mono) / 1000.0);
+		reaper_transition(r, job, JOB_DONE);
+	}
+}

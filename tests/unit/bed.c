@@ -1,0 +1,143 @@
+/*
+ * bed: sets up the daemon's real core (reaper, worker pool, policy) on the
+ * in-process store and hypervisor, and steps it the way main.c's loop
+ * does.  The clock is fake; worker threads are real, so waiting for a
+ * destroy is the one place where real time passes.  Test tooling only.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bed.h"
+#include "clock.h"
+#include "fake_hv.h"
+#include "fake_store.h"
+#include "layout.h"
+
+struct config *bed_policy_from(const char *text)
+{
+	struct config *cfg = NULL;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	if (config_parse(f, "test.conf", &cfg, NULL))
+		printf("# bad test policy:\n%s", text);
+	fclose(f);
+	return cfg;
+}
+
+void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
+{
+	memset(b, 0, sizeof(*b));
+	clock_set_fake(100000, 1700000000000);
+	b->s = fake_store_new();
+	b->hv = fake_hv_new(self);
+	config_new(&b->cfg);
+	b->cfg->jobs = max_jobs;
+	worker_pool_new(b->hv, max_jobs, &b->pool);
+}
+
+int bed_start(struct bed *b)
+{
+	int rc = reaper_new(b->s, b->hv, b->pool, b->cfg, &b->r);
+
+	return rc ? rc : reaper_start(b->r);
+}
+
+void bed_dispose(struct bed *b)
+{
+	fake_hv_release(b->hv);
+	reaper_free(b->r);
+	worker_pool_free(b->pool);
+	hv_free(b->hv);
+	store_free(b->s);
+	config_free(b->cfg);
+}
+
+/* Wait (real time) for a worker to finish, if one runs, and collect. */
+static void bed_collect(struct bed *b, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
+
+	if (reaper_busy(b->r) && poll(&pfd, 1, timeout_ms) > 0)
+		reaper_handle_workers(b->r);
+}
+
+void bed_settle(struct bed *b)
+{
+	for (int round = 0; round < 50; round++) {
+		reaper_handle_store_events(b->r);
+		reaper_tick(b->r);
+		if (worker_pool_idle(b->pool) && !reaper_busy(b->r))
+			return;
+		bed_collect(b, 2000);
+	}
+}
+
+void bed_run(struct bed *b, int64_t ms)
+{
+	int64_t end = clock_mono_ms() + ms, next;
+
+	for (int turns = 0; turns < 100000; turns++) {
+		reaper_handle_store_events(b->r);
+		reaper_tick(b->r);
+		if (reaper_busy(b->r)) {
+			bed_collect(b, 2000);
+			continue;
+		}
+		next = reaper_next_deadline(b->r);
+		if (next < 0 || next > end)
+			break;
+		b->wakeups++;
+		if (next > clock_mono_ms())
+			clock_advance(next - clock_mono_ms());
+	}
+	if (clock_mono_ms() < end)
+		clock_advance(end - clock_mono_ms());
+	reaper_handle_store_events(b->r);
+	reaper_tick(b->r);
+}
+
+void bed_request(struct bed *b, uint32_t domid, uint8_t seed)
+{
+	char path[LAYOUT_PATH_LEN], uuid[HV_UUID_STR_LEN];
+
+	fake_hv_uuid_text(seed, uuid);
+	layout_request_path(path, domid);
+	fake_store_set(b->s, path, uuid);
+}
+
+const char *bed_node(struct bed *b, uint32_t domid, const char *leaf)
+{
+	char path[LAYOUT_PATH_LEN];
+
+	layout_job_path(path, domid, leaf);
+	return fake_store_get(b->s, path);
+}
+
+void bed_set_policy(struct bed *b, const char *text)
+{
+	struct config *cfg = bed_policy_from(text);
+
+	cfg->jobs = b->cfg->jobs;
+	if (b->r)
+		reaper_set_policy(b->r, cfg);
+	config_free(b->cfg);
+	b->cfg = cfg;
+}
+
+void bed_plant_job(struct store *s, uint32_t domid, uint8_t seed, int state, int64_t finished_wall)
+{
+	uint8_t uuid[HV_UUID_LEN];
+	char text[HV_UUID_STR_LEN];
+	struct job *job;
+
+	fake_hv_uuid_text(seed, text);
+	hv_uuid_parse(text, uuid);
+	job_new(domid, uuid, "old", "Pool-0", &job);
+	job->pages_total = job->pages_left = 100;
+	job->state = state;
+	job->started_wall = 1699999990000;
+	job->finished_wall = finished_wall;
+	job_publish(job, s, STORE_TX_NONE);
+	job_free(job);
+}

@@ -1,0 +1,44 @@
+/* bed: the daemon's core on the test doubles, driven the way main.c drives
+ * it, for unit tests, the error-injection walk and the fuzzers. */
+#pragma once
+#include <stdint.h>
+
+#include "config.h"
+#include "hv.h"
+#include "reaper.h"
+#include "store.h"
+#include "worker.h"
+
+struct bed {
+	struct store *s;
+	struct hv *hv;
+	struct worker_pool *pool;
+	struct reaper *r;
+	struct config *cfg;
+	unsigned wakeups;	/* bed_run: timer expiries with nothing but time passing */
+};
+
+/* Fake clocks, store and hypervisor (the daemon runs in SELF), default
+ * policy with MAX_JOBS teardowns at once and the worker pool for it. */
+void bed_init(struct bed *b, uint32_t self, unsigned max_jobs);
+/* reaper_new and reaper_start. */
+int bed_start(struct bed *b);
+/* Free everything in the daemon's own order (held destroys released first). */
+void bed_dispose(struct bed *b);
+/* Run the main loop's steps until nothing is left in flight (real time
+ * only passes while waiting for a worker). */
+void bed_settle(struct bed *b);
+/* Run the main loop for MS of fake time: events, workers, ticks, and the
+ * clock moved to each deadline as the timerfd would fire; counts wake-ups. */
+void bed_run(struct bed *b, int64_t ms);
+/* Ask for the teardown of DOMID with the UUID of fake seed SEED. */
+void bed_request(struct bed *b, uint32_t domid, uint8_t seed);
+/* Job DOMID's node LEAF, or NULL. */
+const char *bed_node(struct bed *b, uint32_t domid, const char *leaf);
+/* A policy from INI text, as the daemon would read it from a file. */
+struct config *bed_policy_from(const char *text);
+/* Replace the bed's policy (and the running reaper's) with TEXT's,
+ * keeping the bed's jobs. */
+void bed_set_policy(struct bed *b, const char *text);
+/* Leave a job in STATE for DOMID as a killed daemon would have. */
+void bed_plant_job(struct store *s, uint32_t domid, uint8_t seed, int state, int64_t finished_wall);
