@@ -142,5 +142,12 @@ xb_daemon_stop() {
 	kill -TERM $XB_DAEMON_PID 2>/dev/null; wait $XB_DAEMON_PID 2>/dev/null
 	XB_DAEMON_PID=
 }
+# xb_lock_holders: the processes holding xenreaperd's single-instance lock,
+# as "pid:comm" (e.g. a libxl destroy child that outlived its daemon).
+xb_lock_holders() {
+	for _xb_p in $(fuser /run/xenreaperd/xenreaperd.pid 2>/dev/null); do
+		printf '%s:%s ' $_xb_p "$(cat /proc/$_xb_p/comm 2>/dev/null)"
+	done
+}
 # On failure, the daemon's log is what explains it.
 xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }

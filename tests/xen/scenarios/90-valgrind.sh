@@ -9,7 +9,7 @@ command -v valgrind >/dev/null || { xb_not_ok "valgrind is installed (scripts/in
 VG=/tmp/valgrind-daemon.log
 base=$(xb_free_pages)
 
-# Can memcheck pass Xen 4.17's hypercalls at all?  One sysctl, one domctl.
+# Can memcheck pass Xen 4.17's hypercalls at all?  One sysctl (physinfo).
 probe=$(valgrind -q --log-file=/tmp/valgrind-probe.log $XB_TOOL free-pages 2>/dev/null)
 xb_note "xbtool free-pages under valgrind: '$probe' (plain: $(xb_free_pages))"
 sed 's/^/XQTAP #   valgrind: /' /tmp/valgrind-probe.log | head -8
