@@ -51,7 +51,8 @@ st=$(xb_state $d2)
 xb_note "first SIGTERM when the job read destroying ($saw); second: $(cat /tmp/stop.second); exit status $rc; job $st; daemon/state $(xb_read $XB_ROOT/daemon/state); domain $d2: $($XB_TOOL pages $d2 2>/dev/null || echo gone)"
 xb_is "$second_rc" 0 "the second SIGTERM was sent while stopping"
 xb_is "$st" destroying "a second SIGTERM exits at once and leaves the job destroying"
-xb_daemon_start || xb_not_ok "xenreaperd restarts after the second SIGTERM"
+xb_note "lock holders at the restart: $(xb_lock_holders)"
+xb_daemon_start || xb_not_ok "xenreaperd restarts at once after the second SIGTERM"
 xb_wait_final $d2 60
 xb_is "$(xb_state $d2)" done "the restart resumes the job to done"
 xb_check "domain $d2 is gone" sh -c "! $XB_TOOL pages $d2 >/dev/null"
