@@ -83,8 +83,11 @@ xb_daemon_start -c $F/xr.conf || { xb_not_ok "xenreaperd starts"; xb_done; }
 for r in $(seq 1 $rounds); do
 	kind=$(((r - 1) % 5))
 	t_round=$(xb_ms)
-	xb_guest f${r}b 512 > $F/r$r.b & xb_guest f${r}s1 128 > $F/r$r.s1 &
-	xb_guest f${r}s2 128 > $F/r$r.s2 & wait
+	# (wait for these three only: the daemon is a child of this shell too)
+	xb_guest f${r}b 512 > $F/r$r.b & p1=$!
+	xb_guest f${r}s1 128 > $F/r$r.s1 & p2=$!
+	xb_guest f${r}s2 128 > $F/r$r.s2 & p3=$!
+	wait $p1 $p2 $p3
 	big=$(cat $F/r$r.b) s1=$(cat $F/r$r.s1) s2=$(cat $F/r$r.s2)
 	if [ -z "$big" ] || [ -z "$s1" ] || [ -z "$s2" ]; then
 		xb_not_ok "round $r: three guests created"; continue

@@ -22,7 +22,7 @@ xb_wait_final $domid 60
 xb_is "$(xb_state $domid)" done "a request after xenstored came up is served"
 xb_check "its domain is gone" sh -c "! $XB_TOOL pages $domid >/dev/null"
 
-waiting=$(grep -ci 'xenstore' $E/daemon.log)
+waiting=$(grep -ci 'xenstored' $E/daemon.log)
 xb_is "$waiting" 1 "the log has exactly one line about xenstored"
 sed 's/^/XQTAP #   daemon: /' $E/daemon.log | head -20
 
