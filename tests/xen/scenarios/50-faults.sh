@@ -198,8 +198,8 @@ while read r d u p; do
 	# The daemon log's view of this domid: its lines in order.
 	grep -E "^<[0-9]>domain $d \(" $XB_DAEMON_LOG > $F/log.$d
 	intakes=$(grep -cE '\): queued$' $F/log.$d)
-	finals=$(grep -cE ' -> (done|failed)( |$)' $F/log.$d)
-	after=$(awk '/ -> (done|failed)( |$)/ { if (seen) n++; seen = 1; next } seen && / -> / { n++ } END { print n + 0 }' $F/log.$d)
+	finals=$(grep -cE ' -> (done|failed)([ :]|$)' $F/log.$d)
+	after=$(awk '/ -> (done|failed)([ :]|$)/ { if (seen) n++; seen = 1; next } seen && / -> / { n++ } END { print n + 0 }' $F/log.$d)
 	records=$(awk -v u=$u '$2 == "uuid" && $3 == u' $F/jobs.end | wc -l)
 	refinished=$(awk -v d=$d -v f="$(jf $d finished $F/jobs.end)" '$1 == d && $3 != f' $F/finals | wc -l)
 	x=0
