@@ -5,6 +5,9 @@ XB_TOOL=$XB_BUILD/tests/xen/xbtool
 XB_DAEMON=$XB_BUILD/daemon/xenreaperd
 XB_ROOT=/tool/xenreaper
 XB_FAILED=0
+# Where xb_daemon_start appends the daemon's output; a scenario may set its
+# own before starting the daemon.
+XB_DAEMON_LOG=/tmp/xenreaperd.log
 
 xb_ok()      { echo "XQTAP ok $*"; }
 xb_not_ok()  { echo "XQTAP not ok $*"; XB_FAILED=$((XB_FAILED + 1)); }
@@ -96,24 +99,55 @@ xb_wait_state() {
 	done
 	return 1
 }
+# xb_wait_node PATH VALUE SECONDS: wait (a xenstore watch, no polling) until
+# PATH reads VALUE ('*' any, '-' absent, 'a|b' either); prints the value.
+xb_wait_node() {
+	_xb_got=$($XB_TOOL wait-node "$1" "$2" $(($3 * 1000))); _xb_rc=$?
+	echo "${_xb_got#* }"
+	return $_xb_rc
+}
+# xb_wait_final DOMID SECONDS: wait until the job is done or failed.
+xb_wait_final() { xb_wait_node $XB_ROOT/job/$1/state 'done|failed' $2 >/dev/null; }
+# xb_uuid_alive UUID: does some domain carry UUID?
+xb_uuid_alive() { $XB_TOOL list | awk -v u="$1" '$2 == u { f = 1 } END { exit !f }'; }
 
-# xb_daemon_start [ARGS]: start xenreaperd in the background; log in /tmp.
-xb_daemon_start() {
-	$XB_DAEMON "$@" >>/tmp/xenreaperd.log 2>&1 &
+# xb_daemon_spawn [ARGS]: start xenreaperd in the background, appending its
+# output to $XB_DAEMON_LOG, and return at once; XB_DAEMON_PID is its pid.
+# XB_DAEMON_WRAP is a command to run it under (e.g. valgrind: same pid);
+# XB_DAEMON_STAMP=1 prefixes each log line with monotonic ms (xbtool stamp).
+xb_daemon_spawn() {
+	if [ -n "${XB_DAEMON_STAMP:-}" ]; then
+		rm -f /tmp/xb-stamp.fifo; mkfifo /tmp/xb-stamp.fifo
+		$XB_TOOL stamp < /tmp/xb-stamp.fifo >> $XB_DAEMON_LOG &
+		${XB_DAEMON_WRAP:-} $XB_DAEMON "$@" > /tmp/xb-stamp.fifo 2>&1 &
+	else
+		${XB_DAEMON_WRAP:-} $XB_DAEMON "$@" >> $XB_DAEMON_LOG 2>&1 &
+	fi
 	XB_DAEMON_PID=$!
-	_xb_i=0
-	while [ $_xb_i -lt 100 ]; do
-		[ "$(xb_read $XB_ROOT/daemon/state)" = running ] &&
-			[ "$(xb_read $XB_ROOT/daemon/pid)" = $XB_DAEMON_PID ] && return 0
-		sleep 0.1; _xb_i=$((_xb_i + 1))
-	done
-	echo "xenreaperd did not start:" >&2; tail -20 /tmp/xenreaperd.log >&2
+}
+# xb_daemon_running [SECONDS]: wait until the daemon XB_DAEMON_PID has
+# published its pid and daemon/state = running (default 10 s).  A killed
+# daemon leaves "running" behind, hence the pid first.
+xb_daemon_running() {
+	$XB_TOOL wait-node $XB_ROOT/daemon/pid $XB_DAEMON_PID $((${1:-10} * 1000)) >/dev/null &&
+		$XB_TOOL wait-node $XB_ROOT/daemon/state running $((${1:-10} * 1000)) >/dev/null &&
+		return 0
+	echo "xenreaperd did not start:" >&2; tail -20 $XB_DAEMON_LOG >&2
 	return 1
 }
+# xb_daemon_start [ARGS]: xb_daemon_spawn, then wait until it runs.
+xb_daemon_start() { xb_daemon_spawn "$@"; xb_daemon_running; }
 xb_daemon_stop() {
 	[ -n "${XB_DAEMON_PID:-}" ] || return 0
 	kill -TERM $XB_DAEMON_PID 2>/dev/null; wait $XB_DAEMON_PID 2>/dev/null
 	XB_DAEMON_PID=
 }
+# xb_lock_holders: the processes holding xenreaperd's single-instance lock,
+# as "pid:comm" (e.g. a libxl destroy child that outlived its daemon).
+xb_lock_holders() {
+	for _xb_p in $(fuser /run/xenreaperd/xenreaperd.pid 2>/dev/null); do
+		printf '%s:%s ' $_xb_p "$(cat /proc/$_xb_p/comm 2>/dev/null)"
+	done
+}
 # On failure, the daemon's log is what explains it.
-xb_daemon_log() { sed 's/^/  daemon: /' /tmp/xenreaperd.log | tail -n "${1:-20}"; }
+xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }

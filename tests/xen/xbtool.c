@@ -1,7 +1,8 @@
 /*
  * xbtool: what the real-Xen scenarios need to ask the hypervisor quickly and
  * precisely (xl pays libxl's start-up, ~1 s under emulation, on every call).
- * Test tooling only; it never changes a domain.
+ * Test tooling only; it never changes a domain (kill-when signals a process,
+ * the daemon under test).
  *
  *   xbtool free-pages              free pages in the heap
  *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
@@ -14,6 +15,22 @@
  *   xbtool sample-job DOMID MS FILE  every 20 ms until the job is done or
  *                                  failed (or MS passed), append
  *                                  "ms state pages-left rate" to FILE
+ *   xbtool list                    every domain: "DOMID UUID TOT_PAGES DYING"
+ *   xbtool wait-node PATH VALUE MS wait (a xenstore watch) until PATH reads
+ *                                  VALUE ('*' any value, '-' absent, a|b
+ *                                  either); print ms waited and the value
+ *   xbtool kill-when PID SIG DELAY LIMIT node PATH VALUE
+ *   xbtool kill-when PID SIG DELAY LIMIT below DOMID PAGES
+ *                                  when PATH reads VALUE (as wait-node), or
+ *                                  DOMID holds fewer than PAGES (or is gone),
+ *                                  wait DELAY ms more and send signal SIG to
+ *                                  PID; print "ms=N saw=WHAT".  After LIMIT ms
+ *                                  it sends the signal anyway, prints
+ *                                  "saw=timeout" and exits 1
+ *   xbtool stamp                   copy stdin to stdout, each line prefixed
+ *                                  with monotonic ms (for logs that carry
+ *                                  no times of their own)
+ *   xbtool random N                a random number in 0..N-1
  *   xbtool hold-page DOMID FILE    map one page of DOMID (its xenstore ring,
  *                                  through libxenforeignmemory, as a
  *                                  leftover dom0 helper would), write
@@ -33,14 +50,16 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <xenctrl.h>
 #include <xenforeignmemory.h>
@@ -169,6 +188,173 @@ static int sample_job(const char *domid, int64_t limit, const char *file)
 	return done ? 0 : 1;
 }
 
+/* Does VALUE (NULL = absent) satisfy WANT: '*' any, '-' absent, or one of
+ * the '|'-separated alternatives? */
+static bool node_matches(const char *value, const char *want)
+{
+	size_t len;
+
+	if (!strcmp(want, "-"))
+		return !value;
+	if (!value)
+		return false;
+	if (!strcmp(want, "*"))
+		return true;
+	len = strlen(value);
+	for (const char *p = want; *p; p += strcspn(p, "|"), p += *p == '|') {
+		if (strcspn(p, "|") == len && !strncmp(p, value, len))
+			return true;
+	}
+	return false;
+}
+
+/* Wait, with a watch on PATH, until it satisfies WANT or LIMIT ms pass.
+ * 0 with *SEEN (malloc'd, NULL if absent) set, -ETIMEDOUT, or -errno. */
+static int node_wait(const char *path, const char *want, int64_t limit, char **seen)
+{
+	struct xs_handle *xsh = xs_open(0);
+	int64_t start = now_ms(CLOCK_MONOTONIC), left;
+	struct pollfd pfd;
+	unsigned len;
+	char **event;
+	char *value;
+	int rc;
+
+	if (!xsh)
+		return -errno;
+	/* The watch fires once at once, then on every change below PATH. */
+	if (!xs_watch(xsh, path, "xbtool")) {
+		rc = -errno;
+		goto out;
+	}
+	pfd.fd = xs_fileno(xsh);
+	pfd.events = POLLIN;
+	for (;;) {
+		value = xs_read(xsh, XBT_NULL, path, &len);
+		if (node_matches(value, want)) {
+			*seen = value;
+			rc = 0;
+			goto out;
+		}
+		free(value);
+		left = limit - (now_ms(CLOCK_MONOTONIC) - start);
+		if (left <= 0) {
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) > 0) {
+			while ((event = xs_check_watch(xsh)))
+				free(event);
+		}
+	}
+out:
+	xs_close(xsh);
+	return rc;
+}
+
+/* `wait-node PATH VALUE MS` */
+static int wait_node(const char *path, const char *want, int64_t limit)
+{
+	int64_t start = now_ms(CLOCK_MONOTONIC);
+	char *seen = NULL;
+	int rc = node_wait(path, want, limit, &seen);
+
+	if (rc && rc != -ETIMEDOUT) {
+		fprintf(stderr, "xbtool: %s: %s\n", path, strerror(-rc));
+		return 2;
+	}
+	printf("%" PRId64 " %s\n", now_ms(CLOCK_MONOTONIC) - start,
+	       rc ? "timeout" : seen ? seen : "-");
+	free(seen);
+	return rc ? 1 : 0;
+}
+
+/* `kill-when PID SIG DELAY LIMIT node PATH VALUE | below DOMID PAGES` */
+static int kill_when(char **args)
+{
+	pid_t pid = atoi(args[0]);
+	int sig = atoi(args[1]), rc;
+	int64_t delay = atoll(args[2]), limit = atoll(args[3]);
+	int64_t start = now_ms(CLOCK_MONOTONIC), waited;
+	xc_domaininfo_t info;
+	xc_interface *xch;
+	char saw[64], *seen = NULL;
+
+	if (!strcmp(args[4], "node")) {
+		rc = node_wait(args[5], args[6], limit, &seen);
+		snprintf(saw, sizeof(saw), "%s", rc ? "timeout" : seen ? seen : "-");
+		free(seen);
+	} else {
+		xch = xc_interface_open(NULL, NULL, 0);
+		if (!xch) {
+			perror("xbtool: xc_interface_open");
+			return 2;
+		}
+		/* Poll hard: a teardown's hypercall phase lasts about a second. */
+		while (!(rc = domain_info(xch, atoi(args[5]), &info)) &&
+		       info.tot_pages >= strtoull(args[6], NULL, 10)) {
+			if (now_ms(CLOCK_MONOTONIC) - start > limit) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			usleep(1000);
+		}
+		xc_interface_close(xch);
+		if (!rc)
+			snprintf(saw, sizeof(saw), "%" PRIu64, (uint64_t)info.tot_pages);
+		else
+			snprintf(saw, sizeof(saw), "%s", rc == -ESRCH ? "gone" : "timeout");
+		if (rc == -ESRCH)
+			rc = 0;
+	}
+	if (rc && rc != -ETIMEDOUT) {
+		fprintf(stderr, "xbtool: %s\n", strerror(-rc));
+		return 2;
+	}
+	waited = now_ms(CLOCK_MONOTONIC) - start;
+	if (delay > 0)
+		usleep(delay * 1000);
+	if (kill(pid, sig) < 0) {
+		fprintf(stderr, "xbtool: kill %d: %s\n", (int)pid, strerror(errno));
+		return 2;
+	}
+	printf("ms=%" PRId64 " saw=%s\n", waited, saw);
+	return rc ? 1 : 0;
+}
+
+/* `stamp`: one line in, one line out, at once (the reader may be killed). */
+static int stamp(void)
+{
+	char line[4096];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), stdin))
+		printf("%" PRId64 " %s%s", now_ms(CLOCK_MONOTONIC), line,
+		       strchr(line, '\n') ? "" : "\n");
+	return 0;
+}
+
+static int list_domains(xc_interface *xch)
+{
+	xc_domaininfo_t info[256];
+	uint32_t next = 0;
+	int got;
+
+	while ((got = xc_domain_getinfolist(xch, next, 256, info)) > 0) {
+		for (int i = 0; i < got; i++) {
+			const uint8_t *u = info[i].handle;
+
+			printf("%u %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x"
+			       " %" PRIu64 " %d\n", info[i].domain,
+			       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+			       u[10], u[11], u[12], u[13], u[14], u[15],
+			       (uint64_t)info[i].tot_pages, !!(info[i].flags & XEN_DOMINF_dying));
+		}
+		next = info[got - 1].domain + 1;
+	}
+	return got < 0 ? -errno : 0;
+}
+
 static volatile sig_atomic_t hold_stop;
 
 static void hold_on_signal(int sig)
@@ -230,7 +416,8 @@ static int usage(void)
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
 		"       time FILE CMD... | back FILE PAGES CMD... | sample-job D MS FILE |\n"
-		"       hold-page D FILE\n");
+		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
+		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
 	return 2;
 }
 
@@ -248,6 +435,21 @@ int main(int argc, char **argv)
 		return time_command(argv[1][0] == 'b', argv + 2);
 	if (!strcmp(argv[1], "sample-job") && argc == 5)
 		return sample_job(argv[2], atoll(argv[3]), argv[4]);
+	if (!strcmp(argv[1], "wait-node") && argc == 5)
+		return wait_node(argv[2], argv[3], atoll(argv[4]));
+	if (!strcmp(argv[1], "kill-when") && argc == 9 &&
+	    (!strcmp(argv[6], "node") || !strcmp(argv[6], "below")))
+		return kill_when(argv + 2);
+	if (!strcmp(argv[1], "stamp") && argc == 2)
+		return stamp();
+	if (!strcmp(argv[1], "random") && argc == 3 && atoi(argv[2]) > 0) {
+		unsigned r;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			return 2;
+		printf("%u\n", r % (unsigned)atoi(argv[2]));
+		return 0;
+	}
 	if (!strcmp(argv[1], "hold-page") && argc == 4)
 		return hold_page(atoi(argv[2]), argv[3]);
 	if (!strcmp(argv[1], "ms")) {
@@ -259,7 +461,9 @@ int main(int argc, char **argv)
 		perror("xbtool: xc_interface_open");
 		return 2;
 	}
-	if (!strcmp(argv[1], "free-pages") && argc == 2) {
+	if (!strcmp(argv[1], "list") && argc == 2) {
+		rc = list_domains(xch);
+	} else if (!strcmp(argv[1], "free-pages") && argc == 2) {
 		rc = free_pages(xch, &pages);
 		if (!rc)
 			printf("%" PRIu64 "\n", pages);
