@@ -2,40 +2,29 @@
  * instance: makes sure only one xenreaperd runs on a host, whether it was
  * started by systemd or by hand.  A second one would resume the first
  * one's jobs and destroy the same domains twice, so it must refuse before
- * it touches xenstore.  The kernel's flock(2) on a pid file does the
- * deciding: it goes with the process, so a daemon killed with -9 leaves no
- * stale lock.  The file is never removed (removing a locked file would let
- * two daemons lock two different files).  It does not know about xenstore
- * or systemd.
+ * it touches xenstore.  A POSIX record lock (fcntl F_SETLK) on the pid file
+ * does the deciding: it goes with the process, so a daemon killed with -9
+ * leaves no stale lock, and unlike flock(2) it is not shared with children
+ * forked without exec (libxl's destroy child), which may outlive the
+ * daemon by the length of a hypercall.  Nothing else may open the file in
+ * the daemon: closing any descriptor of it drops a POSIX lock.  The file
+ * is never removed
+ * (removing a locked file would let two daemons lock two different files).
+ * It does not know about xenstore or systemd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "instance.h"
 
-/* The pid written in the file FD, 0 if none is readable. */
-static pid_t instance_read_holder(int fd)
-{
-	char text[24];
-	ssize_t len;
-	long pid;
-
-	len = pread(fd, text, sizeof(text) - 1, 0);
-	if (len <= 0)
-		return 0;
-	text[len] = '\0';
-	pid = strtol(text, NULL, 10);
-	return pid > 0 ? (pid_t)pid : 0;
-}
-
 int instance_lock(const char *path, int *fd_out, pid_t *holder)
 {
+	struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char *dir = NULL, *slash, text[24];
 	int fd = -1, rc, len;
 
@@ -56,10 +45,10 @@ int instance_lock(const char *path, int *fd_out, pid_t *holder)
 		rc = -errno;
 		goto out;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		rc = errno == EWOULDBLOCK ? -EEXIST : -errno;
-		if (rc == -EEXIST)
-			*holder = instance_read_holder(fd);
+	if (fcntl(fd, F_SETLK, &lock) < 0) {
+		rc = errno == EACCES || errno == EAGAIN ? -EEXIST : -errno;
+		if (rc == -EEXIST && fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != F_UNLCK)
+			*holder = lock.l_pid;
 		goto out;
 	}
 	len = snprintf(text, sizeof(text), "%ld\n", (long)getpid());

@@ -367,6 +367,7 @@ static int daemon_run(struct daemon *d)
 static int daemon_start(struct daemon *d)
 {
 	struct config_errors errs = { 0 };
+	const char *socket_path;
 	uint64_t watchdog_usec;
 	pid_t holder;
 	int rc;
@@ -408,6 +409,13 @@ static int daemon_start(struct daemon *d)
 		log_err("timerfd: %s", strerror(-rc));
 		return rc;
 	}
+	/* Before xenstored (a boot that starts us first), libxenstore falls
+	 * back to /dev/xen/xenbus, where the first request waits, silently,
+	 * until xenstored runs: say so once.  A stub-domain xenstore has no
+	 * socket either, and answers at once. */
+	if (!store_xs_socket_ready(&socket_path))
+		log_notice("xenstored's socket %s is not there (yet): connecting through /dev/xen/xenbus, "
+			   "which waits for xenstored if it is not running", socket_path);
 	rc = store_xs_new(&d->store);
 	if (rc) {
 		log_err("cannot connect to xenstored: %s (is xenstored running, and are we root in dom0?)",

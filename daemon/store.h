@@ -73,3 +73,7 @@ void store_free(struct store *s);
 
 /* The real store on libxenstore (store_xs.c). */
 int store_xs_new(struct store **out);
+/* Whether xenstored's socket exists; if not, *PATH says where it was
+ * looked for (libxenstore then goes through /dev/xen/xenbus, whose first
+ * request waits until xenstored runs). */
+bool store_xs_socket_ready(const char **path);

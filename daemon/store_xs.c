@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xenstore.h>
 
 #include "store.h"
@@ -169,6 +170,12 @@ static const struct store_ops store_xs_ops = {
 	.ping = xs_store_ping,
 	.free = xs_store_free,
 };
+
+bool store_xs_socket_ready(const char **path)
+{
+	*path = xs_daemon_socket();
+	return access(*path, F_OK) == 0;
+}
 
 int store_xs_new(struct store **out)
 {

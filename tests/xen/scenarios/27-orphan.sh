@@ -8,8 +8,8 @@
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 poff=$(xb_initrd poweroff 'poweroff -f')
-off=$(xb_guest_booting orph-off 64 $poff 'on_poweroff = "preserve"') || xb_not_ok "create a guest that powers off"
-paused=$(xb_guest orph-paused 64) || xb_not_ok "create a paused guest"
+off=$(xb_guest_booting orph-off 128 $poff 'on_poweroff = "preserve"') || xb_not_ok "create a guest that powers off"
+paused=$(xb_guest orph-paused 128) || xb_not_ok "create a paused guest"
 d=$(xb_guest orph-victim 512) || { xb_not_ok "create a 512 MiB guest"; xb_done; }
 paused_pages=$($XB_TOOL pages $paused)
 rm -f /tmp/hold.ready

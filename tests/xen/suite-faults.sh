@@ -1,0 +1,10 @@
+#!/bin/sh
+# make check's real-Xen suite, third boot: faults (SIGKILL in 10 rounds,
+# stop mid-teardown, a failing destroy, a start before xenstored) and the
+# daemon under AddressSanitizer (50-99).  XENBENCH=no skips it.
+[ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }
+dir=$(dirname "$0")
+names=$(ls "$dir"/scenarios/[5-9][0-9]-*.sh | xargs -n1 basename | sed 's/\.sh$//')
+exec "$dir/xenbench" --timeout 2400 --boot-timeout 400 \
+	--log "${abs_top_builddir:-.}/tests/xen/xenbench-faults.log" \
+	--builddir "${abs_top_builddir:-$(pwd)}" $names
