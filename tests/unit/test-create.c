@@ -100,9 +100,12 @@ static void test_create_parse(void)
 	};
 	struct xl_front_create c;
 	struct xl_front_args a;
+	int argc;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		int argc = split(cases[i].line), rc;
+		int rc;
+
+		argc = split(cases[i].line);
 		bool good;
 
 		xl_front_parse(argc, words, &a);
@@ -126,24 +129,24 @@ static void test_create_parse(void)
 		xl_front_create_free(&c);
 	}
 
-	split("xl create --wait-memory-timeout soon g.cfg");
-	is_int(xl_front_create_parse(4, words, 1, NULL, &c), -EINVAL, "create: a bad --wait-memory-timeout is refused");
+	argc = split("xl create --wait-memory-timeout soon g.cfg");
+	is_int(xl_front_create_parse(argc, words, 1, NULL, &c), -EINVAL, "create: a bad --wait-memory-timeout is refused");
 	ok(c.plan == XL_FRONT_CREATE_USAGE && strstr(c.error, "'soon'") && strstr(c.error, "seconds"),
 	   "create: saying what was wrong and what is accepted: %s", c.error);
 	xl_front_create_free(&c);
-	split("xl create g.cfg --wait-memory-timeout");
-	is_int(xl_front_create_parse(4, words, 1, NULL, &c), -EINVAL, "create: a missing value is refused");
+	argc = split("xl create g.cfg --wait-memory-timeout");
+	is_int(xl_front_create_parse(argc, words, 1, NULL, &c), -EINVAL, "create: a missing value is refused");
 	xl_front_create_free(&c);
-	split("xl create g.cfg");
-	is_int(xl_front_create_parse(3, words, 1, "45", &c), 0, "create: XENREAPER_WAIT_MEMORY_TIMEOUT=45");
+	argc = split("xl create g.cfg");
+	is_int(xl_front_create_parse(argc, words, 1, "45", &c), 0, "create: XENREAPER_WAIT_MEMORY_TIMEOUT=45");
 	is_int(c.timeout_ms, 45000, "create: sets the default bound");
 	xl_front_create_free(&c);
-	split("xl create --wait-memory-timeout 5 g.cfg");
-	xl_front_create_parse(5, words, 1, "45", &c);
+	argc = split("xl create --wait-memory-timeout 5 g.cfg");
+	xl_front_create_parse(argc, words, 1, "45", &c);
 	is_int(c.timeout_ms, 5000, "create: the option wins over the environment");
 	xl_front_create_free(&c);
-	split("xl create g.cfg");
-	is_int(xl_front_create_parse(3, words, 1, "a while", &c), -EINVAL,
+	argc = split("xl create g.cfg");
+	is_int(xl_front_create_parse(argc, words, 1, "a while", &c), -EINVAL,
 	       "create: a bad XENREAPER_WAIT_MEMORY_TIMEOUT is refused");
 	ok(strstr(c.error, XL_FRONT_CREATE_ENV) != NULL, "create: and named: %s", c.error);
 	xl_front_create_free(&c);
