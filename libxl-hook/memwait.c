@@ -58,7 +58,9 @@ static void memwait_pace(const struct memwait *w, const struct xenreaper_memory 
 	snprintf(buf, len, "%s%s%sETA %s", sep, rate, sep, eta);
 }
 
-/* Who the memory is coming from: "domain 5 (old): destroying 12%". */
+/* Who the memory is coming from: "domain 5 (old), destroying".  Not the
+ * job's percent: the figures on the line are the hypervisor's, read after
+ * the job, and the two would disagree while pages come back. */
 static void memwait_source(const struct xenreaper_memory *mem, char *buf, size_t len)
 {
 	const struct xenreaper_status *st = &mem->largest;
@@ -73,8 +75,6 @@ static void memwait_source(const struct xenreaper_memory *mem, char *buf, size_t
 			 st->state_name);
 	else if (st->state == XENREAPER_STATE_REQUESTED)
 		snprintf(buf, len, "%s, requested, not yet taken by xenreaperd", who);
-	else if (st->state == XENREAPER_STATE_DESTROYING)
-		snprintf(buf, len, "%s, destroying %u%%", who, st->progress);
 	else
 		snprintf(buf, len, "%s, %s", who, st->state_name);
 }
