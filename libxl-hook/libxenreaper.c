@@ -1,15 +1,20 @@
 /*
  * libxenreaper: the client side of the xenstore protocol xenreaperd serves
  * (layout.h): resolve a domain to its domid and UUID, write a teardown
- * request, read jobs back and follow one with a watch until it ends.
- * xenstore is read through libxenstore; the UUID, which only the hypervisor
- * knows for sure, comes from one xc_domain_getinfolist call on a libxenctrl
- * handle opened on first use, and is checked against xenstore read before
- * and after it (lookup.c), so that a domid reused meanwhile is never
- * answered with the new guest's UUID.  It deliberately does not use libxl
- * (whose start-up is what the daemon exists to avoid paying), never
- * destroys anything itself, and never removes nodes: the daemon owns the
- * jobs.
+ * request, read jobs back (each in one transaction) and follow one with a
+ * watch until it ends; and read the host's free memory against what the
+ * teardowns under way will release, and wait for enough of it
+ * (freemem.c decides).  xenstore is read through libxenstore; the UUID,
+ * which only the hypervisor knows for sure, comes from one
+ * xc_domain_getinfolist call on a libxenctrl handle opened on first use,
+ * and is checked against xenstore read before and after it (lookup.c), so
+ * that a domid reused meanwhile is never answered with the new guest's
+ * UUID; free memory and what dying domains hold come from the same
+ * handle, live, not from the daemon's memory/ nodes, which are only kept
+ * current while the daemon has something in flight.  It deliberately does
+ * not use libxl (whose start-up is what the daemon exists to avoid
+ * paying), never destroys anything itself, and never removes nodes: the
+ * daemon owns the jobs.
  */
 #include <ctype.h>
 #include <inttypes.h>
