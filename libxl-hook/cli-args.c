@@ -15,8 +15,8 @@
 #include "cli-args.h"
 #include "progress.h"
 
-#define CLI_COMMANDS "list, status, wait, destroy"
-#define CLI_OPTIONS "--json, --help, --version; destroy: --wait; wait and destroy --wait: --timeout SECONDS"
+#define CLI_COMMANDS "list, status, wait, destroy, wait-free"
+#define CLI_OPTIONS "--json, --help, --version; destroy: --wait; wait, destroy --wait and wait-free: --timeout SECONDS"
 
 static int cli_args_bad(struct cli_args *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -46,6 +46,7 @@ static const struct {
 	{ "status", CLI_STATUS },
 	{ "wait", CLI_WAIT },
 	{ "destroy", CLI_DESTROY },
+	{ "wait-free", CLI_WAIT_FREE },
 };
 
 /* The command NAME spells; CLI_NONE if it is not one. */
@@ -82,6 +83,22 @@ static int cli_args_check(struct cli_args *c, const char *name)
 		if (c->timeout_ms >= 0 && !c->wait)
 			return cli_args_bad(c, "--timeout applies to 'destroy' only with --wait");
 		break;
+	case CLI_WAIT_FREE:
+		if (!c->domain)
+			return cli_args_bad(c, "'wait-free' needs a SIZE (e.g. 512M or 4G)");
+		if (c->wait)
+			return cli_args_bad(c, "'wait-free' always waits: drop --wait");
+		switch (progress_parse_size(c->domain, &c->size_pages)) {
+		case 0:
+			return 0;
+		case -ERANGE:
+			return cli_args_bad(c, "SIZE '%s' is more memory than any host has (at most 1024T)",
+					    c->domain);
+		default:
+			return cli_args_bad(c, "'%s' is not a SIZE: give a number and a binary unit, B, K, M, G or T "
+					    "(1G = 1024M), e.g. 512M, 4G or 2.5G; a bare number is refused, "
+					    "as it could mean bytes, KiB or MiB", c->domain);
+		}
 	case CLI_NONE:
 		return cli_args_bad(c, "unknown command '%s' (commands: " CLI_COMMANDS ")", name);
 	}

@@ -11,11 +11,14 @@ enum cli_command {
 	CLI_STATUS,
 	CLI_WAIT,
 	CLI_DESTROY,
+	CLI_WAIT_FREE,
 };
 
 struct cli_args {
 	enum cli_command command;
-	const char *domain;		/* points into argv; NULL if none was given */
+	const char *domain;		/* points into argv; NULL if none was given
+					 * (for wait-free: the SIZE as given) */
+	uint64_t size_pages;		/* wait-free: SIZE in 4 KiB pages */
 	bool json, wait, help, version;
 	int64_t timeout_ms;		/* --timeout in ms; -1: none */
 	char error[512];		/* after -EINVAL: what was wrong and what is accepted */

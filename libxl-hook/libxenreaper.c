@@ -1,17 +1,23 @@
 /*
  * libxenreaper: the client side of the xenstore protocol xenreaperd serves
  * (layout.h): resolve a domain to its domid and UUID, write a teardown
- * request, read jobs back and follow one with a watch until it ends.
- * xenstore is read through libxenstore; the UUID, which only the hypervisor
- * knows for sure, comes from one xc_domain_getinfolist call on a libxenctrl
- * handle opened on first use, and is checked against xenstore read before
- * and after it (lookup.c), so that a domid reused meanwhile is never
- * answered with the new guest's UUID.  It deliberately does not use libxl
- * (whose start-up is what the daemon exists to avoid paying), never
- * destroys anything itself, and never removes nodes: the daemon owns the
- * jobs.
+ * request, read jobs back (each in one transaction) and follow one with a
+ * watch until it ends; and read the host's free memory against what the
+ * teardowns under way will release, and wait for enough of it
+ * (freemem.c decides).  xenstore is read through libxenstore; the UUID,
+ * which only the hypervisor knows for sure, comes from one
+ * xc_domain_getinfolist call on a libxenctrl handle opened on first use,
+ * and is checked against xenstore read before and after it (lookup.c), so
+ * that a domid reused meanwhile is never answered with the new guest's
+ * UUID; free memory and what dying domains hold come from the same
+ * handle, live, not from the daemon's memory/ nodes, which are only kept
+ * current while the daemon has something in flight.  It deliberately does
+ * not use libxl (whose start-up is what the daemon exists to avoid
+ * paying), never destroys anything itself, and never removes nodes: the
+ * daemon owns the jobs.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +31,7 @@
 #include <xenctrl.h>
 #include <xenstore.h>
 
+#include "freemem.h"
 #include "layout.h"
 #include "lookup.h"
 #include "xenreaper.h"
@@ -202,6 +209,58 @@ static int xr_job_time(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
 	return 0;
 }
 
+/* The rate leaf: MiB/s with at most one decimal ("812.4"); -1 if absent
+ * or malformed. */
+static int xr_job_rate(struct xenreaper *h, xs_transaction_t t, uint32_t domid, double *rate)
+{
+	char text[32], *end;
+	unsigned dots = 0;
+	int rc;
+
+	*rate = -1;
+	rc = xr_job_text(h, t, domid, "rate", text, sizeof(text));
+	if (rc || !text[0] || text[0] == '.')
+		return rc;
+	for (const char *c = text; *c; c++) {
+		if (*c == '.')
+			dots++;
+		else if (!isdigit((unsigned char)*c))
+			return 0;
+	}
+	if (dots > 1)
+		return 0;
+	errno = 0;
+	*rate = strtod(text, &end);
+	if (errno || *end)
+		*rate = -1;
+	return 0;
+}
+
+/* The eta leaf: whole seconds, or XENREAPER_ETA_STALLED. */
+static int xr_job_eta(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+		      struct xenreaper_status *st)
+{
+	char text[32], *end;
+	int rc;
+
+	st->eta_s = -1;
+	st->stalled = 0;
+	rc = xr_job_text(h, t, domid, "eta", text, sizeof(text));
+	if (rc || !text[0])
+		return rc;
+	if (!strcmp(text, XENREAPER_ETA_STALLED)) {
+		st->stalled = 1;
+		return 0;
+	}
+	if (!isdigit((unsigned char)text[0]))
+		return 0;
+	errno = 0;
+	st->eta_s = strtoll(text, &end, 10);
+	if (errno || *end)
+		st->eta_s = -1;
+	return 0;
+}
+
 static enum xenreaper_state xr_state_parse(const char *name)
 {
 	for (unsigned i = XENREAPER_STATE_QUEUED; i < XENREAPER_STATE_UNKNOWN; i++)
@@ -230,7 +289,11 @@ static int xr_read_job(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
 	if (!rc) rc = xr_job_text(h, t, domid, "pool", st->pool, sizeof(st->pool));
 	if (!rc) rc = xr_job_text(h, t, domid, "reason", st->reason, sizeof(st->reason));
 	if (!rc) rc = xr_job_text(h, t, domid, "policy", st->policy, sizeof(st->policy));
+	if (!rc) rc = xr_job_text(h, t, domid, "priority", st->priority, sizeof(st->priority));
 	if (!rc) rc = xr_job_text(h, t, domid, "error", st->error, sizeof(st->error));
+	if (!rc) rc = xr_job_text(h, t, domid, "held-by", st->held_by, sizeof(st->held_by));
+	if (!rc) rc = xr_job_rate(h, t, domid, &st->rate_mib_s);
+	if (!rc) rc = xr_job_eta(h, t, domid, st);
 	if (!rc) rc = xr_job_u64(h, t, domid, "pages-total", &st->pages_total);
 	if (!rc) rc = xr_job_u64(h, t, domid, "pages-left", &st->pages_left);
 	if (!rc) rc = xr_job_u64(h, t, domid, "scrub-pages", &st->scrub_pages);
@@ -253,6 +316,8 @@ static int xr_request_status(struct xenreaper *h, xs_transaction_t t, uint32_t d
 
 	memset(st, 0, sizeof(*st));
 	st->domid = domid;
+	st->rate_mib_s = -1;
+	st->eta_s = -1;
 	st->state = XENREAPER_STATE_REQUESTED;
 	xr_copy(st->state_name, sizeof(st->state_name), xr_state_names[st->state]);
 	xr_copy(st->uuid, sizeof(st->uuid), uuid);
@@ -551,6 +616,8 @@ const char *xenreaper_strerror(int err)
 		return "a teardown of an earlier domain with that domid is still under way";
 	case -EHOSTDOWN:
 		return "xenreaperd is not running";
+	case -ENOSPC:
+		return "the teardowns under way cannot free that much memory";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -944,6 +1011,239 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 			goto out;
 		}
 		slice = XR_TICK_MS;
+		if (deadline >= 0 && deadline - now < slice)
+			slice = deadline - now;
+		if (poll(&pfd, 1, slice) < 0 && errno != EINTR) {
+			rc = xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
+			goto out;
+		}
+		rc = xr_drain_events(h);
+		if (rc) {
+			rc = xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
+			goto out;
+		}
+	}
+out:
+	while (watched-- > 0)
+		xs_unwatch(h->xsh, paths[watched], token);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+#define XR_DOMAIN_CHUNK 256
+#define XR_MEMORY_TICK_MS 1000
+
+/* Every domain the hypervisor has, with what it holds, in a malloc'd array. */
+static int xr_domains(struct xenreaper *h, struct freemem_domain **out, size_t *n_out)
+{
+	xc_domaininfo_t info[XR_DOMAIN_CHUNK];
+	struct freemem_domain *list = NULL, *bigger;
+	uint32_t next = 0;
+	size_t n = 0;
+	int got, rc;
+
+	rc = xr_xc(h);
+	if (rc)
+		return rc;
+	for (;;) {
+		h->xc_msg[0] = '\0';
+		errno = 0;
+		got = xc_domain_getinfolist(h->xch, next, XR_DOMAIN_CHUNK, info);
+		if (got < 0) {
+			rc = xr_errno(EIO);
+			rc = xr_fail(h, rc, "cannot list domains: %s",
+				     h->xc_msg[0] ? h->xc_msg : strerror(-rc));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		bigger = realloc(list, (n + got) * sizeof(*list));
+		if (!bigger) {
+			rc = xr_fail(h, -ENOMEM, "out of memory listing domains");
+			goto out;
+		}
+		list = bigger;
+		for (int i = 0; i < got; i++) {
+			const uint8_t *u = info[i].handle;
+
+			list[n].domid = info[i].domain;
+			list[n].pages = info[i].tot_pages;
+			snprintf(list[n].uuid, sizeof(list[n].uuid),
+				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
+				 u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+			n++;
+		}
+		next = info[got - 1].domain + 1;
+		if (got < XR_DOMAIN_CHUNK || next > LAYOUT_DOMID_MAX)
+			break;
+	}
+	*out = list;
+	list = NULL;
+	*n_out = n;
+	rc = 0;
+out:
+	free(list);
+	return rc;
+}
+
+/* Xen's free pages, less those promised to domains by claims. */
+static int xr_free_pages(struct xenreaper *h, uint64_t *pages)
+{
+	xc_physinfo_t info = { 0 };
+	uint64_t free_pages;
+	int rc;
+
+	rc = xr_xc(h);
+	if (rc)
+		return rc;
+	h->xc_msg[0] = '\0';
+	errno = 0;
+	if (xc_physinfo(h->xch, &info)) {
+		rc = xr_errno(EIO);
+		return xr_fail(h, rc, "cannot read the hypervisor's free memory: %s",
+			       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
+	}
+	/* libxl counts scrub_pages as free too (always 0 on 4.17). */
+	free_pages = info.free_pages + info.scrub_pages;
+	*pages = free_pages > info.outstanding_pages ? free_pages - info.outstanding_pages : 0;
+	return 0;
+}
+
+/* xenreaperd's last scrub backlog figure; -1 if it publishes none. */
+static int xr_scrub_pending(struct xenreaper *h, xs_transaction_t t, int64_t *pages)
+{
+	char text[32], *end;
+	unsigned long long value;
+	int rc;
+
+	*pages = -1;
+	rc = xr_read_text(h, t, LAYOUT_MEMORY_DIR "/scrub-pending", text, sizeof(text));
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	if (!isdigit((unsigned char)text[0]))
+		return 0;
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (!errno && !*end && value <= INT64_MAX)
+		*pages = (int64_t)value;
+	return 0;
+}
+
+int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
+{
+	struct xenreaper_status *jobs = NULL;
+	struct freemem_domain *domains = NULL;
+	size_t n_jobs = 0, n_domains = 0;
+	xs_transaction_t t;
+	int rc;
+
+	xr_clear(h);
+	memset(mem, 0, sizeof(*mem));
+	/* Teardowns first, then the domains they hold, then free memory:
+	 * pages only ever move from a dying domain to the free pool, so
+	 * reading in this order may count a page twice, but never not at
+	 * all, and a wait is never given up for pages in transit. */
+	rc = xr_tx_start(h, &t);
+	if (rc)
+		return rc;
+	rc = xr_list_tx(h, t, &jobs, &n_jobs);
+	if (!rc)
+		rc = xr_scrub_pending(h, t, &mem->scrub_pending_pages);
+	xs_transaction_end(h->xsh, t, true);
+	if (rc) {
+		rc = xr_fail(h, rc, "reading the teardown jobs from xenstore: %s", strerror(-rc));
+		goto out;
+	}
+	rc = xr_domains(h, &domains, &n_domains);
+	if (rc)
+		goto out;
+	rc = xr_free_pages(h, &mem->free_pages);
+	if (rc)
+		goto out;
+	freemem_tally(jobs, n_jobs, domains, n_domains, mem);
+	rc = xr_daemon_running(h);
+	mem->daemon_running = rc > 0;
+	mem->largest.daemon_running = mem->daemon_running;
+	rc = 0;
+out:
+	free(jobs);
+	free(domains);
+	return rc;
+}
+
+int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
+			xenreaper_memory_cb cb, void *arg)
+{
+	static const char *const paths[] = { LAYOUT_ROOT, "@releaseDomain" };
+	char token[64], why[512], job[256];
+	struct xenreaper_memory mem;
+	enum freemem_verdict verdict;
+	struct pollfd pfd;
+	int64_t deadline = -1, start, now;
+	unsigned watched = 0;
+	int slice, rc;
+
+	xr_clear(h);
+	start = xr_mono_ms();
+	if (timeout_ms >= 0)
+		deadline = start + timeout_ms;
+	snprintf(token, sizeof(token), "xenreaper-wait-free-%u", ++h->wait_seq);
+	/* Every job, request and daemon node, and domains dying: the free
+	 * pool grows only when one of those moves. */
+	for (; watched < 2; watched++) {
+		errno = 0;
+		if (!xs_watch(h->xsh, paths[watched], token)) {
+			rc = xr_errno(EIO);
+			rc = xr_fail(h, rc, "cannot watch %s: %s", paths[watched], strerror(-rc));
+			goto out;
+		}
+	}
+	pfd.fd = xs_fileno(h->xsh);
+	pfd.events = POLLIN;
+	if (pfd.fd < 0) {
+		rc = xr_fail(h, xr_errno(EIO), "cannot poll xenstore for watch events");
+		goto out;
+	}
+	for (;;) {
+		rc = xenreaper_memory(h, &mem);
+		if (rc)
+			goto out;
+		verdict = freemem_decide(pages, mem.free_pages, mem.releasing_pages,
+					 mem.daemon_running);
+		if (cb) {
+			rc = cb(&mem, arg);
+			if (rc) {
+				xr_fail(h, rc, "stopped waiting for memory: %s", xenreaper_strerror(rc));
+				goto out;
+			}
+		}
+		switch (verdict) {
+		case FREEMEM_NOW:
+			rc = 0;
+			goto out;
+		case FREEMEM_CANNOT:
+			freemem_explain(verdict, pages, &mem, why, sizeof(why));
+			rc = xr_fail(h, -ENOSPC, "%s", why);
+			goto out;
+		case FREEMEM_NO_DAEMON:
+			freemem_explain(verdict, pages, &mem, why, sizeof(why));
+			rc = xr_fail(h, -EHOSTDOWN, "%s", why);
+			goto out;
+		case FREEMEM_WAIT:
+			break;
+		}
+		now = xr_mono_ms();
+		if (deadline >= 0 && now >= deadline) {
+			freemem_describe(&mem.largest, job, sizeof(job));
+			rc = xr_fail(h, -ETIMEDOUT,
+				     "still %" PRIu64 " MiB short after %.1f s, waiting on %s%s",
+				     freemem_mib_up(pages - mem.free_pages), (now - start) / 1000.0,
+				     job, mem.teardowns > 1 ? " (and more)" : "");
+			goto out;
+		}
+		slice = XR_MEMORY_TICK_MS;
 		if (deadline >= 0 && deadline - now < slice)
 			slice = deadline - now;
 		if (poll(&pfd, 1, slice) < 0 && errno != EINTR) {

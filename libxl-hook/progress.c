@@ -1,14 +1,16 @@
 /*
  * progress: the display both clients use while they follow a teardown.  On
  * a terminal it redraws one line with \r (a bar of pages released, the
- * rate over the last seconds, an ETA, then the scrubbing phase); otherwise
- * it prints plain lines, at most one a second and only when they change;
+ * rate and time left xenreaperd publishes, "stalled" when it says so, then
+ * the scrubbing phase, whose rate it measures itself); otherwise it prints
+ * plain lines, at most one a second and only when they change;
  * then one final line, which also decides the exit code.  It also counts
  * down the wait for a stopped xenreaperd.  It never calls libxenreaper (it
  * only reads the status it is handed) and never exits, so unit tests link
  * it without Xen; the JSON and seconds helpers live here for the same
  * reason.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -109,18 +111,14 @@ double progress_rate(const struct progress *p)
 	return first > last ? (first - last) * 1000.0 / span : 0;
 }
 
-/* Record the pages still to go in the phase ST is in (release, or scrub). */
+/* Record the pages still to scrub: xenreaperd publishes the release rate,
+ * but not the scrub rate, which is measured here. */
 static void progress_sample(struct progress *p, const struct xenreaper_status *st, int64_t now_ms)
 {
 	enum xenreaper_state phase;
 	uint64_t pages;
 
 	switch (st->state) {
-	case XENREAPER_STATE_DESTROYING:
-	case XENREAPER_STATE_ZOMBIE:
-		phase = XENREAPER_STATE_DESTROYING;
-		pages = st->pages_left;
-		break;
 	case XENREAPER_STATE_SCRUBBING:
 		phase = XENREAPER_STATE_SCRUBBING;
 		pages = st->scrub_pages;
@@ -157,10 +155,45 @@ static void progress_bar(char *buf, unsigned percent)
 	buf[PROGRESS_BAR_WIDTH] = '\0';
 }
 
+/* ", 812 MiB/s, ETA 3s" / ", stalled" from what xenreaperd published with
+ * ST (nothing of what is not published: the figures all come from the
+ * one reading of the job, so they agree with its pages and percent). */
+static void progress_plain_pace(const struct xenreaper_status *st, char *buf, size_t len)
+{
+	char rate[32] = "", eta[32] = "";
+
+	if (st->rate_mib_s >= 0) {
+		rate[0] = ',';
+		rate[1] = ' ';
+		progress_format_rate(rate + 2, sizeof(rate) - 2, st->rate_mib_s * 256);
+	}
+	if (st->stalled)
+		snprintf(eta, sizeof(eta), ", stalled");
+	else if (st->eta_s >= 0) {
+		snprintf(eta, sizeof(eta), ", ETA ");
+		progress_format_eta(eta + 6, sizeof(eta) - 6, (double)st->eta_s);
+	}
+	snprintf(buf, len, "%s%s", rate, eta);
+}
+
+/* The bar's "812 MiB/s  ETA 3s" from what xenreaperd published with ST. */
+static void progress_bar_pace(const struct xenreaper_status *st, char *buf, size_t len)
+{
+	char rate[32], eta[32];
+
+	progress_format_rate(rate, sizeof(rate), st->rate_mib_s >= 0 ? st->rate_mib_s * 256 : -1);
+	if (st->stalled)
+		snprintf(buf, len, "%s  stalled", rate);
+	else {
+		progress_format_eta(eta, sizeof(eta), st->eta_s >= 0 ? (double)st->eta_s : -1);
+		snprintf(buf, len, "%s  ETA %s", rate, eta);
+	}
+}
+
 void progress_format_line(const struct progress *p, const struct xenreaper_status *st,
 			  int64_t now_ms, char *buf, size_t len)
 {
-	char bar[PROGRESS_BAR_WIDTH + 1], rate[32], eta[32], down[80] = "";
+	char bar[PROGRESS_BAR_WIDTH + 1], rate[32], eta[32], pace[80], down[80] = "";
 	double r = progress_rate(p);
 	uint64_t done, togo;
 	unsigned percent;
@@ -178,8 +211,9 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		switch (st->state) {
 		case XENREAPER_STATE_DESTROYING:
 		case XENREAPER_STATE_ZOMBIE:
-			snprintf(buf, len, "domain %u: %s %u%% (%" PRIu64 " MiB left)%s", st->domid,
-				 st->state_name, st->progress, progress_mib(st->pages_left), down);
+			progress_plain_pace(st, pace, sizeof(pace));
+			snprintf(buf, len, "domain %u: %s %u%% (%" PRIu64 " MiB left%s)%s", st->domid,
+				 st->state_name, st->progress, progress_mib(st->pages_left), pace, down);
 			break;
 		case XENREAPER_STATE_SCRUBBING:
 			snprintf(buf, len, "domain %u: scrubbing (%" PRIu64 " MiB left to scrub)%s",
@@ -198,14 +232,14 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 	switch (st->state) {
 	case XENREAPER_STATE_DESTROYING:
 		progress_bar(bar, st->progress);
-		progress_format_rate(rate, sizeof(rate), r);
-		progress_format_eta(eta, sizeof(eta), r > 0 ? st->pages_left / r : -1);
+		progress_bar_pace(st, pace, sizeof(pace));
 		done = st->pages_total > st->pages_left ? st->pages_total - st->pages_left : 0;
 		snprintf(buf, len, "domain %u: destroying [%s] %3u%%  %" PRIu64 "/%" PRIu64
-			 " MiB  %s  ETA %s%s", st->domid, bar, st->progress, progress_mib(done),
-			 progress_mib(st->pages_total), rate, eta, down);
+			 " MiB  %s%s", st->domid, bar, st->progress, progress_mib(done),
+			 progress_mib(st->pages_total), pace, down);
 		break;
 	case XENREAPER_STATE_SCRUBBING:
+		/* xenreaperd publishes no scrub rate: this one is measured here. */
 		togo = st->scrub_pages;
 		percent = p->scrub_total ? (p->scrub_total - togo) * 100 / p->scrub_total : 0;
 		progress_bar(bar, percent);
@@ -377,6 +411,59 @@ int progress_parse_seconds(const char *text, int64_t *ms)
 	if (errno || *end || !(value >= 0) || value > PROGRESS_MAX_SECONDS)
 		return -EINVAL;
 	*ms = (int64_t)(value * 1000 + 0.5);
+	return 0;
+}
+
+#define PROGRESS_SIZE_MAX (1ULL << 50)	/* 1 PiB: beyond any host Xen runs on */
+
+int progress_parse_size(const char *text, uint64_t *pages)
+{
+	unsigned long long whole = 0, frac = 0, scale = 1, mult, bytes;
+	const char *c = text;
+	unsigned digits = 0;
+
+	if (!text || !isdigit((unsigned char)*c))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*c); c++) {
+		if (whole > PROGRESS_SIZE_MAX)
+			return -ERANGE;
+		whole = whole * 10 + (*c - '0');
+	}
+	if (*c == '.') {
+		bool beyond = false;
+
+		for (c++; isdigit((unsigned char)*c); c++, digits++) {
+			if (digits < 6) {	/* 10^6 * 2^40 fits in 64 bits */
+				frac = frac * 10 + (*c - '0');
+				scale *= 10;
+			} else if (*c != '0') {
+				beyond = true;
+			}
+		}
+		if (!digits)
+			return -EINVAL;
+		frac += beyond;		/* rounded up, as below */
+	}
+	switch (*c) {
+	case 'b': case 'B': mult = 1; break;
+	case 'k': case 'K': mult = 1ULL << 10; break;
+	case 'm': case 'M': mult = 1ULL << 20; break;
+	case 'g': case 'G': mult = 1ULL << 30; break;
+	case 't': case 'T': mult = 1ULL << 40; break;
+	default: return -EINVAL;	/* no unit, or an unknown one */
+	}
+	c++;
+	if (mult > 1 && (!strcmp(c, "iB") || !strcmp(c, "ib")))
+		c += 2;
+	if (*c)
+		return -EINVAL;
+	if (whole > PROGRESS_SIZE_MAX / mult)
+		return -ERANGE;
+	/* The fraction is rounded up: asking for 1.0000000001G is more than 1G. */
+	bytes = whole * mult + (frac * mult + scale - 1) / scale;
+	if (bytes > PROGRESS_SIZE_MAX)
+		return -ERANGE;
+	*pages = (bytes + 4095) / 4096;
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 
 #define PROGRESS_DAEMON_LIMIT_MS 10000	/* default of XENREAPER_WAIT_TIMEOUT */
 #define PROGRESS_SAMPLES 16
-#define PROGRESS_WINDOW_MS 5000		/* the rate is measured over this */
+#define PROGRESS_WINDOW_MS 5000		/* the scrub rate is measured over this */
 
 struct progress {
 	FILE *out;
@@ -59,7 +59,7 @@ int progress_finish(struct progress *p, int rc, const char *why);
 /* Monotonic milliseconds. */
 int64_t progress_now_ms(void);
 
-/* Release rate in pages per second over the last samples; <0 if unknown. */
+/* Scrub rate in pages per second over the last samples; <0 if unknown. */
 double progress_rate(const struct progress *p);
 /* The current line (bar on a tty, else the plain form) for ST at NOW_MS. */
 void progress_format_line(const struct progress *p, const struct xenreaper_status *st,
@@ -73,6 +73,12 @@ uint64_t progress_mib(uint64_t pages);
 
 /* Parse "10" or "2.5" seconds (0 .. 7 days) into milliseconds; -EINVAL. */
 int progress_parse_seconds(const char *text, int64_t *ms);
+/* Parse a memory SIZE: a number (a decimal point allowed) and a binary
+ * unit, B, K, M, G or T (either case, "iB" may follow K to T), into 4 KiB
+ * pages rounded up: "512M" is 131072, "2.5G" 655360.  A bare number is
+ * refused (bytes, KiB and MiB are all in use); -EINVAL if malformed,
+ * -ERANGE beyond 1 PiB. */
+int progress_parse_size(const char *text, uint64_t *pages);
 /* The give-up delay for a stopped daemon: ENV_VALUE (XENREAPER_WAIT_TIMEOUT,
  * may be NULL) in seconds, else the default; -EINVAL if malformed. */
 int progress_daemon_limit(const char *env_value, int64_t *ms);

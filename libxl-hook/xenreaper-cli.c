@@ -1,11 +1,13 @@
 /*
  * xenreaper: the command-line client of xenreaperd.  `list` and `status`
- * read the jobs the daemon publishes in xenstore, `destroy` writes a
+ * read the jobs the daemon publishes in xenstore (rate, time left, why a
+ * zombie is held, why a job exists: orphans too), `destroy` writes a
  * teardown request, `wait` follows one with a live progress display (or
- * plain lines, or --json for scripts).  Everything goes through
- * libxenreaper; cli-args reads the command line, and this file acts on it
- * and prints.  It never tears anything down itself and never edits or
- * removes jobs.
+ * plain lines, or --json for scripts), and `wait-free` waits until Xen
+ * has enough memory free, for scripts and other toolstacks.  Everything
+ * goes through libxenreaper; cli-args reads the command line, and this
+ * file acts on it and prints.  It never tears anything down itself and
+ * never edits or removes jobs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +21,10 @@
 
 #include "cli-args.h"
 #include "cli-target.h"
+#include "freemem.h"
+#include "memwait.h"
 #include "progress.h"
+#include "xenreaper-layout.h"
 #include "xenreaper.h"
 
 static volatile sig_atomic_t cli_interrupted;
@@ -35,6 +40,10 @@ static void cli_usage(FILE *out)
 		"  destroy DOMAIN [--wait] [--timeout S]\n"
 		"                              ask xenreaperd to tear DOMAIN down in the\n"
 		"                              background (and follow it)\n"
+		"  wait-free SIZE [--timeout S]\n"
+		"                              wait until Xen has SIZE free (512M, 4G, 2.5G);\n"
+		"                              fail at once if the teardowns under way\n"
+		"                              cannot free that much\n"
 		"DOMAIN is a domid or a domain name.\n"
 		"options:\n"
 		"  --json             print JSON on stdout, for scripts\n"
@@ -45,8 +54,9 @@ static void cli_usage(FILE *out)
 		"environment:\n"
 		"  XENREAPER_WAIT_TIMEOUT=S  give up waiting after S seconds (default 10)\n"
 		"                            while xenreaperd is not running\n"
-		"exit status: 0 done, accepted or found; 1 failed, or no such domain or job;\n"
-		"  2 usage error; 3 xenreaperd not running, or timed out; 130 interrupted\n");
+		"exit status: 0 done, accepted, found, or free enough; 1 failed, no such\n"
+		"  domain or job, or the teardowns cannot free SIZE; 2 usage error;\n"
+		"  3 xenreaperd not running, or timed out; 130 interrupted\n");
 }
 
 /* ---------------------------------------------------------------- output */
@@ -82,6 +92,15 @@ static void cli_json_text(const char *key, const char *value, bool empty_is_null
 		progress_json_string(stdout, value);
 }
 
+/* A rate in MiB/s as "rate_mib_s", null when not published. */
+static void cli_json_rate(double rate_mib_s)
+{
+	if (rate_mib_s >= 0)
+		printf(",\"rate_mib_s\":%.1f", rate_mib_s);
+	else
+		printf(",\"rate_mib_s\":null");
+}
+
 /* ST as one JSON object, with RESULT and MESSAGE members when not NULL. */
 static void cli_json_status(const struct xenreaper_status *st, const char *result,
 			    const char *message)
@@ -93,12 +112,20 @@ static void cli_json_status(const struct xenreaper_status *st, const char *resul
 	cli_json_text("pool", st->pool, false);
 	cli_json_text("reason", st->reason, false);
 	cli_json_text("policy", st->policy, false);
+	cli_json_text("priority", st->priority, true);
 	printf(",\"pages_total\":%" PRIu64 ",\"pages_left\":%" PRIu64 ",\"scrub_pages\":%" PRIu64
 	       ",\"progress\":%u", st->pages_total, st->pages_left, st->scrub_pages, st->progress);
+	cli_json_rate(st->rate_mib_s);
+	if (st->eta_s >= 0)
+		printf(",\"eta_s\":%" PRId64, st->eta_s);
+	else
+		printf(",\"eta_s\":null");
+	printf(",\"stalled\":%s", st->stalled ? "true" : "false");
 	cli_json_time("requested", st->requested_ms);
 	cli_json_time("started", st->started_ms);
 	cli_json_time("finished", st->finished_ms);
 	cli_json_text("error", st->error, true);
+	cli_json_text("held_by", st->held_by, true);
 	printf(",\"daemon_running\":%s", st->daemon_running ? "true" : "false");
 	if (result)
 		cli_json_text("result", result, false);
@@ -116,16 +143,37 @@ static const char *cli_label(char *buf, size_t len, uint32_t domid, const char *
 	return buf;
 }
 
+/* ", 812 MiB/s, 3s left" / ", stalled" / "" from what ST publishes. */
+static void cli_pace(const struct xenreaper_status *st, char *buf, size_t len)
+{
+	char rate[32] = "", eta[32];
+
+	if (st->rate_mib_s >= 0)
+		progress_format_rate(rate, sizeof(rate), st->rate_mib_s * 256);
+	if (st->stalled) {
+		snprintf(buf, len, "%s%s, stalled", rate[0] ? ", " : "", rate);
+	} else if (st->eta_s >= 0) {
+		progress_format_eta(eta, sizeof(eta), (double)st->eta_s);
+		snprintf(buf, len, "%s%s, %s left", rate[0] ? ", " : "", rate, eta);
+	} else {
+		snprintf(buf, len, "%s%s", rate[0] ? ", " : "", rate);
+	}
+}
+
 /* The first line `status` prints about ST. */
 static void cli_status_summary(const struct xenreaper_status *st, char *buf, size_t len)
 {
+	char pace[80];
+
 	switch (st->state) {
 	case XENREAPER_STATE_REQUESTED:
 		snprintf(buf, len, "requested, waiting for xenreaperd to take it");
 		break;
 	case XENREAPER_STATE_DESTROYING:
-		snprintf(buf, len, "destroying, %u%% (%" PRIu64 " of %" PRIu64 " MiB left)",
-			 st->progress, progress_mib(st->pages_left), progress_mib(st->pages_total));
+		cli_pace(st, pace, sizeof(pace));
+		snprintf(buf, len, "destroying, %u%% (%" PRIu64 " of %" PRIu64 " MiB left%s)",
+			 st->progress, progress_mib(st->pages_left), progress_mib(st->pages_total),
+			 pace);
 		break;
 	case XENREAPER_STATE_ZOMBIE:
 		snprintf(buf, len, "zombie: dead but %" PRIu64 " MiB still referenced; xenreaperd retries",
@@ -151,7 +199,7 @@ static void cli_status_summary(const struct xenreaper_status *st, char *buf, siz
 
 static void cli_print_status(const struct xenreaper_status *st)
 {
-	char label[192], line[256], when[64];
+	char label[192], line[256], when[64], rate[32];
 
 	cli_status_summary(st, line, sizeof(line));
 	printf("%s: %s\n", cli_label(label, sizeof(label), st->domid, st->name), line);
@@ -159,11 +207,28 @@ static void cli_print_status(const struct xenreaper_status *st)
 	if (st->pool[0])
 		printf("  pool        %s\n", st->pool);
 	if (st->reason[0])
-		printf("  reason      %s%s%s\n", st->reason, st->policy[0] ? ", scrub policy " : "",
-		       st->policy);
+		printf("  reason      %s%s%s%s\n", st->reason,
+		       !strcmp(st->reason, XENREAPER_REASON_ORPHAN) ?
+		       " (a dead domain another toolstack left behind)" : "",
+		       st->policy[0] ? ", scrub policy " : "", st->policy);
+	if (st->priority[0])
+		printf("  priority    %s\n", st->priority);
 	if (st->pages_total)
 		printf("  memory      %" PRIu64 " MiB, %" PRIu64 " MiB left\n",
 		       progress_mib(st->pages_total), progress_mib(st->pages_left));
+	if (st->rate_mib_s >= 0) {
+		progress_format_rate(rate, sizeof(rate), st->rate_mib_s * 256);
+		printf("  rate        %s%s\n", rate,
+		       st->state == XENREAPER_STATE_DONE ? " on average" : "");
+	}
+	if (st->stalled) {
+		printf("  time left   stalled (nothing came back for a while)\n");
+	} else if (st->eta_s >= 0) {
+		progress_format_eta(rate, sizeof(rate), (double)st->eta_s);
+		printf("  time left   %s\n", rate);
+	}
+	if (st->held_by[0])
+		printf("  held by     %s\n", st->held_by);
 	if (st->scrub_pages)
 		printf("  to scrub    %" PRIu64 " MiB\n", progress_mib(st->scrub_pages));
 	cli_time(when, sizeof(when), st->requested_ms);
@@ -219,22 +284,32 @@ static int cli_list(struct xenreaper *h, const struct cli_args *c)
 			if (len > width)
 				width = len > 32 ? 32 : len;
 		}
-		printf("%5s  %-*s  %-10s  %4s  %9s  %9s  %-19s  %s\n", "DOMID", width, "NAME",
-		       "STATE", "DONE", "LEFT MiB", "TOTAL MiB", "REQUESTED", "UUID");
+		printf("%5s  %-*s  %-10s  %4s  %9s  %9s  %10s  %7s  %-8s  %-19s  %s\n", "DOMID",
+		       width, "NAME", "STATE", "DONE", "LEFT MiB", "TOTAL MiB", "RATE", "ETA",
+		       "REASON", "REQUESTED", "UUID");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct xenreaper_status *st = &jobs[i];
+		char rate[32] = "-", eta[32] = "-";
 
 		cli_time(when, sizeof(when), st->requested_ms);
 		dot = strchr(when, '.');
 		if (dot)
 			*dot = '\0';	/* seconds are enough in a table */
-		printf("%5u  %-*.*s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %-19s  %s\n",
+		if (st->rate_mib_s >= 0)
+			progress_format_rate(rate, sizeof(rate), st->rate_mib_s * 256);
+		if (st->stalled)
+			snprintf(eta, sizeof(eta), "stalled");
+		else if (st->eta_s >= 0)
+			progress_format_eta(eta, sizeof(eta), (double)st->eta_s);
+		printf("%5u  %-*.*s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %10s  %7s  %-8s  %-19s  %s\n",
 		       st->domid, width, width, st->name[0] ? st->name : "-", st->state_name,
 		       st->progress, progress_mib(st->pages_left), progress_mib(st->pages_total),
-		       when, st->uuid);
+		       rate, eta, st->reason[0] ? st->reason : "-", when, st->uuid);
 		if (st->state == XENREAPER_STATE_FAILED && st->error[0])
 			printf("%5s  failed: %s\n", "", st->error);
+		if (st->held_by[0])
+			printf("%5s  held by: %s\n", "", st->held_by);
 	}
 	if (!running)
 		cli_note_daemon_down();
@@ -348,6 +423,18 @@ out:
 	return ret;
 }
 
+/* A status that says nothing yet about DOMID/UUID (NAME may be NULL). */
+static void cli_status_blank(struct xenreaper_status *st, uint32_t domid, const char *uuid,
+			     const char *name)
+{
+	memset(st, 0, sizeof(*st));
+	st->domid = domid;
+	st->rate_mib_s = -1;
+	st->eta_s = -1;
+	snprintf(st->uuid, sizeof(st->uuid), "%s", uuid);
+	snprintf(st->name, sizeof(st->name), "%s", name ? name : "");
+}
+
 static const char *cli_result(int rc)
 {
 	switch (rc) {
@@ -398,10 +485,7 @@ static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t do
 		if (p.have_last) {
 			st = p.last;
 		} else {
-			memset(&st, 0, sizeof(st));
-			st.domid = domid;
-			snprintf(st.uuid, sizeof(st.uuid), "%s", uuid);
-			snprintf(st.name, sizeof(st.name), "%s", name ? name : "");
+			cli_status_blank(&st, domid, uuid, name);
 		}
 		cli_json_status(&st, cli_result(rc), rc ? xenreaper_last_error(h) : NULL);
 		putchar('\n');
@@ -476,10 +560,7 @@ static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 	ret = running ? PROGRESS_EXIT_OK : PROGRESS_EXIT_DAEMON;
 	if (c->json) {
 		if (xenreaper_job_status(h, domid, &st)) {
-			memset(&st, 0, sizeof(st));
-			st.domid = domid;
-			snprintf(st.uuid, sizeof(st.uuid), "%s", uuid);
-			snprintf(st.name, sizeof(st.name), "%s", name ? name : "");
+			cli_status_blank(&st, domid, uuid, name);
 			snprintf(st.state_name, sizeof(st.state_name), "requested");
 			st.daemon_running = running;
 		}
@@ -491,6 +572,105 @@ static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 	}
 out:
 	free(name);
+	return ret;
+}
+
+/* The wait-free outcome RC as JSON's "result". */
+static const char *cli_free_result(int rc)
+{
+	switch (rc) {
+	case 0:
+		return "free";
+	case -ENOSPC:
+		return "cannot";
+	case -EHOSTDOWN:
+		return "daemon-not-running";
+	case -ETIMEDOUT:
+		return "timeout";
+	case -EINTR:
+		return "interrupted";
+	default:
+		return "error";
+	}
+}
+
+static void cli_json_memory(const struct memwait *w, int rc, const char *message)
+{
+	const struct xenreaper_memory *m = &w->last;
+
+	printf("{\"result\":\"%s\",\"need_pages\":%" PRIu64, cli_free_result(rc), w->need);
+	if (w->have_last) {
+		printf(",\"free_pages\":%" PRIu64 ",\"releasing_pages\":%" PRIu64
+		       ",\"teardowns\":%u,\"requested\":%u", m->free_pages, m->releasing_pages,
+		       m->teardowns, m->requested);
+		cli_json_rate(m->rate_mib_s);
+		printf(",\"stalled\":%s", m->stalled ? "true" : "false");
+		if (m->scrub_pending_pages >= 0)
+			printf(",\"scrub_pending_pages\":%" PRId64, m->scrub_pending_pages);
+		else
+			printf(",\"scrub_pending_pages\":null");
+		printf(",\"daemon_running\":%s,\"waited_s\":%.3f", m->daemon_running ? "true" : "false",
+		       memwait_waited_s(w));
+		fputs(",\"waiting_on\":", stdout);
+		if (m->teardowns && rc)
+			cli_json_status(&m->largest, NULL, NULL);
+		else
+			fputs("null", stdout);
+	}
+	if (message && message[0])
+		cli_json_text("message", message, false);
+	fputs("}\n", stdout);
+}
+
+static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
+{
+	struct sigaction sa;
+	struct memwait w;
+	int ret, rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cli_on_signal;	/* no SA_RESTART: the wait notices at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	memwait_init(&w, stdout, isatty(STDOUT_FILENO), c->size_pages);
+	w.quiet = c->json;
+	w.interrupted = &cli_interrupted;
+	rc = xenreaper_wait_free(h, c->size_pages, c->timeout_ms < 0 ? -1 : (int)c->timeout_ms,
+				 memwait_cb, &w);
+	memwait_clear(&w);
+	switch (rc) {
+	case 0:
+		ret = PROGRESS_EXIT_OK;
+		break;
+	case -ENOSPC:
+		ret = PROGRESS_EXIT_FAILED;
+		break;
+	case -EHOSTDOWN:
+	case -ETIMEDOUT:
+		ret = PROGRESS_EXIT_DAEMON;
+		break;
+	case -EINTR:
+		ret = PROGRESS_EXIT_INTERRUPTED;
+		break;
+	default:
+		ret = PROGRESS_EXIT_FAILED;
+		break;
+	}
+	if (c->json) {
+		cli_json_memory(&w, rc, rc ? xenreaper_last_error(h) : NULL);
+	} else if (!rc) {
+		printf("%" PRIu64 " MiB free, %" PRIu64 " MiB asked for", w.last.free_pages / 256,
+		       freemem_mib_up(c->size_pages));
+		if (w.shown)
+			printf(" (waited %.1f s)", memwait_waited_s(&w));
+		putchar('\n');
+	} else if (rc == -EINTR) {
+		fprintf(stderr, "xenreaper: interrupted while waiting for memory\n");
+	} else {
+		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+	}
 	return ret;
 }
 
@@ -527,6 +707,9 @@ int main(int argc, char **argv)
 		break;
 	case CLI_WAIT:
 		ret = cli_wait(h, &c);
+		break;
+	case CLI_WAIT_FREE:
+		ret = cli_wait_free(h, &c);
 		break;
 	case CLI_DESTROY:
 	default:

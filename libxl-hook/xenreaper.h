@@ -41,9 +41,11 @@ enum xenreaper_state {
 	XENREAPER_STATE_UNKNOWN,	/* a state this library does not know */
 };
 
-/* One teardown, as xenreaperd publishes it under /tool/xenreaper/job/<domid>.
- * Text that does not fit is truncated; times are unix milliseconds, 0 when
- * not (yet) known. */
+/* One teardown, as xenreaperd publishes it under /tool/xenreaper/job/<domid>
+ * (see xenreaper-xenstore(7)), read in one xenstore transaction so that no
+ * two fields come from different moments.  Text that does not fit is
+ * truncated; times are unix milliseconds, 0 when not (yet) known.  Fields
+ * go: who, why and how, how far, when, what went wrong. */
 struct xenreaper_status {
 	uint32_t domid;
 	enum xenreaper_state state;
@@ -51,20 +53,51 @@ struct xenreaper_status {
 	char uuid[XENREAPER_UUID_LEN];	/* the domain incarnation torn down */
 	char name[128];			/* guest name when requested, may be "" */
 	char pool[64];			/* cpupool, may be "" */
-	char reason[16];		/* request, poweroff or crash */
+	char reason[16];		/* request, poweroff, crash, or orphan (a dead
+					 * domain another toolstack left behind) */
 	char policy[16];		/* deferred or sync (scrubbing) */
+	char priority[16];		/* idle, low or normal (dom0 CPU); "" for a request */
 	uint64_t pages_total;		/* 4 KiB pages the domain had */
 	uint64_t pages_left;		/* pages it still holds */
 	uint64_t scrub_pages;		/* released pages still to scrub */
 	unsigned progress;		/* percent of pages released, 0..100 */
+	double rate_mib_s;		/* MiB/s coming back, over the last seconds (once
+					 * done: the average); < 0 when not published */
+	int64_t eta_s;			/* seconds until pages_left is 0; < 0 when not
+					 * published, or stalled */
+	int stalled;			/* 1: xenreaperd says nothing came back for a while */
 	int64_t requested_ms, started_ms, finished_ms;
 	char error[512];		/* why, when state is failed; else "" */
+	char held_by[512];		/* a zombie: what in dom0 may hold its pages; else "" */
 	int daemon_running;		/* xenreaperd was running when this was read */
+};
+
+/* The host's memory as it concerns starting a guest, in 4 KiB pages.  The
+ * teardowns are read in one transaction, then the domains they hold, then
+ * Xen's free memory, in that order, so that pages on their way from a
+ * dying domain to the free pool are counted once, never missed. */
+struct xenreaper_memory {
+	uint64_t free_pages;		/* free in Xen now: physinfo free less outstanding claims */
+	uint64_t releasing_pages;	/* what the domains whose teardown is requested,
+					 * queued, destroying or zombie still hold: what
+					 * those teardowns will add to free_pages */
+	unsigned teardowns;		/* how many teardowns releasing_pages counts */
+	unsigned requested;		/* of those, requests xenreaperd has not taken yet */
+	double rate_mib_s;		/* their published rates added up; < 0 if none has one */
+	int stalled;			/* 1 if each of them that publishes an eta says stalled */
+	int64_t scrub_pending_pages;	/* xenreaperd's last scrub backlog figure; < 0 if none */
+	int daemon_running;		/* xenreaperd was running when this was read */
+	struct xenreaper_status largest; /* the teardown holding most (teardowns > 0);
+					 * its pages_left is what the hypervisor says it holds */
 };
 
 /* Called by xenreaper_wait(); a non-zero return stops the wait, which then
  * returns that value (use a negative errno). */
 typedef int (*xenreaper_wait_cb)(const struct xenreaper_status *st, void *arg);
+
+/* Called by xenreaper_wait_free() with each new reading; a non-zero return
+ * stops the wait, which then returns that value (use a negative errno). */
+typedef int (*xenreaper_memory_cb)(const struct xenreaper_memory *mem, void *arg);
 
 /* Connect to xenstore; *OUT is NULL on failure. */
 int xenreaper_open(struct xenreaper **out);
@@ -107,6 +140,18 @@ int xenreaper_daemon_running(struct xenreaper *h);
  * after it finished). */
 int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
 		   xenreaper_wait_cb cb, void *arg);
+
+/* Read the host's memory and the teardowns that will add to it into MEM. */
+int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem);
+/* Wait until Xen has PAGES free, calling CB (may be NULL) with every new
+ * reading and at least once a second: 0 at once if it already has, else
+ * once it has; -ENOSPC as soon as free plus what the teardowns under way
+ * will release falls short of PAGES (waiting would not help), -EHOSTDOWN
+ * if it is short and xenreaperd is not running, -ETIMEDOUT after
+ * TIMEOUT_MS (negative: no limit).  The last error names the shortfall
+ * and the teardown waited on. */
+int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
+			xenreaper_memory_cb cb, void *arg);
 
 #ifdef __cplusplus
 }

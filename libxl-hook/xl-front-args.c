@@ -1,11 +1,14 @@
 /*
  * xl-front-args: the front's command-line classifier.  xl's own global
- * options come first (xl's main() takes them with getopt "+vftN"), then
- * the subcommand; only `destroy` with -a/--async is the front's, and its
- * options are read the way xl's getopt_long would (anywhere on the line,
- * clustered, up to "--").  Every other line, including ones the real xl
- * will reject, is left to the real xl, so its errors stay its own.  This
- * file does not look at the domain, the environment or the system.
+ * options come first (xl's main() takes them with getopt "+vftTN"), then
+ * the subcommand, which xl also accepts abbreviated to any prefix no
+ * other command shares.  `destroy` with -a/--async is the front's, and
+ * its options are read anywhere on the line, clustered, up to "--";
+ * `create` (unless -N asks for a dry run) is marked for a look at its
+ * memory before it goes on (xl-front-create.c reads the rest of that
+ * line).  Every other line, including ones the real xl will reject, is
+ * left to the real xl, so its errors stay its own.  This file does not
+ * look at the domain, the environment or the system.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,6 +33,15 @@ static int xl_front_usage(struct xl_front_args *args, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Whether WORD names xl's command NAME: NAME itself, or a prefix of it at
+ * least MIN long (the shortest no other command of xl 4.17 shares). */
+static int xl_front_is_command(const char *word, const char *name, size_t min)
+{
+	size_t len = strlen(word);
+
+	return len >= min && !strncmp(word, name, len);
+}
+
 static int xl_front_is_option(const char *arg)
 {
 	return arg[0] == '-' && arg[1] != '\0';
@@ -49,7 +61,7 @@ static int xl_front_wants_async(int first, int argc, char **argv)
 
 int xl_front_parse(int argc, char **argv, struct xl_front_args *args)
 {
-	int i, dashdash = 0, help = 0;
+	int i, dashdash = 0, help = 0, dryrun = 0;
 
 	memset(args, 0, sizeof(*args));
 	args->mode = XL_FRONT_PASS;
@@ -69,13 +81,24 @@ int xl_front_parse(int argc, char **argv, struct xl_front_args *args)
 				args->force = true;
 				break;
 			case 't':
+			case 'T':
+				break;
+			case 'N':
+				dryrun = 1;
 				break;
 			default:
-				return 0;	/* -N (dry run) or unknown: xl's business */
+				return 0;	/* unknown: xl's business */
 			}
 		}
 	}
-	if (i >= argc || strcmp(argv[i], "destroy") || !xl_front_wants_async(i + 1, argc, argv))
+	if (i >= argc || dryrun)
+		return 0;	/* a dry run creates nothing and destroys nothing */
+	if (xl_front_is_command(argv[i], "create", 2)) {
+		args->mode = XL_FRONT_CREATE;
+		args->command = i;
+		return 0;
+	}
+	if (!xl_front_is_command(argv[i], "destroy", 3) || !xl_front_wants_async(i + 1, argc, argv))
 		return 0;
 	for (i++; i < argc; i++) {
 		const char *arg = argv[i];

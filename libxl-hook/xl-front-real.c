@@ -85,6 +85,17 @@ static bool xl_front_real_usable(const char *path, const struct stat *self, char
 	return true;
 }
 
+int xl_front_real_version(const char *root, char *buf, size_t len)
+{
+	char major[XL_FRONT_REAL_NUMBER_LEN], minor[XL_FRONT_REAL_NUMBER_LEN];
+
+	if (xl_front_real_read_number(root, "major", major, sizeof(major)) ||
+	    xl_front_real_read_number(root, "minor", minor, sizeof(minor)))
+		return -EINVAL;
+	snprintf(buf, len, "%s.%s", major, minor);
+	return 0;
+}
+
 int xl_front_real_choose(const char *root, const char *configured, const struct stat *self,
 			 char *path, size_t len, char *why, size_t why_len)
 {

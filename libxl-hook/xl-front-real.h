@@ -9,6 +9,9 @@
 #define XL_FRONT_REAL_SYSFS "/sys/hypervisor/version"
 #define XL_FRONT_REAL_WRAPPER "/usr/sbin/xl"
 
+/* The running hypervisor's version, "MAJOR.MINOR", from
+ * ROOT/sys/hypervisor/version into BUF; -EINVAL if it gives none. */
+int xl_front_real_version(const char *root, char *buf, size_t len);
 /* The real xl into PATH (LEN): CONFIGURED if not empty (-ELOOP if it is
  * SELF), else ROOT/usr/lib/xen-MAJOR.MINOR/bin/xl for the version in
  * ROOT/sys/hypervisor/version/{major,minor}, else ROOT/usr/sbin/xl,

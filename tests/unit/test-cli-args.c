@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli-args.h"
+#include "progress.h"
 #include "tap.h"
 
 #define ARGV_MAX 32
@@ -76,6 +77,9 @@ static void test_good_lines(void)
 		{ "help destroy", CLI_NONE, NULL, 0, 0, 1, 0, -1 },
 		{ "-V", CLI_NONE, NULL, 0, 0, 0, 1, -1 },
 		{ "--version list", CLI_NONE, NULL, 0, 0, 0, 1, -1 },
+		{ "wait-free 512M", CLI_WAIT_FREE, "512M", 0, 0, 0, 0, -1 },
+		{ "--json wait-free 4G --timeout 30", CLI_WAIT_FREE, "4G", 1, 0, 0, 0, 30000 },
+		{ "wait-free -t 0 2.5g", CLI_WAIT_FREE, "2.5g", 0, 0, 0, 0, 0 },
 	};
 	struct cli_args a;
 
@@ -97,6 +101,56 @@ static void test_good_lines(void)
 	parse(&a, "status web");
 	ok(a.domain == argv_[2], "DOMAIN points into argv, not into a copy");
 	ok(!a.error[0], "no error after a good line");
+	parse(&a, "wait-free 2.5G");
+	is_int(a.size_pages, 655360, "wait-free 2.5G is 655360 pages");
+}
+
+static void test_sizes(void)
+{
+	static const struct {
+		const char *text;
+		int rc;
+		long long pages;
+	} cases[] = {
+		{ "512M", 0, 131072 },
+		{ "512m", 0, 131072 },
+		{ "512MiB", 0, 131072 },
+		{ "4G", 0, 1048576 },
+		{ "4GiB", 0, 1048576 },
+		{ "2.5G", 0, 655360 },
+		{ "1T", 0, 268435456 },
+		{ "1024K", 0, 256 },
+		{ "1K", 0, 1 },			/* a part page is a page */
+		{ "4096B", 0, 1 },
+		{ "4097b", 0, 2 },
+		{ "0M", 0, 0 },
+		{ "0.5K", 0, 1 },
+		{ "1.0000001G", 0, 262145 },	/* a fraction beyond 6 digits still rounds up */
+		{ "1024T", 0, 1ULL << 38 },
+		{ "1025T", -ERANGE, 0 },
+		{ "99999999999999999999G", -ERANGE, 0 },
+		{ "512", -EINVAL, 0 },		/* bare: bytes, KiB or MiB? */
+		{ "512MB", -EINVAL, 0 },
+		{ "512 M", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ ".5G", -EINVAL, 0 },
+		{ "5.G", -EINVAL, 0 },
+		{ "1.2.3G", -EINVAL, 0 },
+		{ "-1G", -EINVAL, 0 },
+		{ "+1G", -EINVAL, 0 },
+		{ "1e3M", -EINVAL, 0 },
+		{ "1BiB", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		uint64_t pages = 0;
+		int rc = progress_parse_size(cases[i].text, &pages);
+
+		ok(rc == cases[i].rc && (rc || pages == (uint64_t)cases[i].pages),
+		   "size '%s' -> rc %d, %lld pages (got %d, %llu)", cases[i].text, cases[i].rc,
+		   cases[i].pages, rc, (unsigned long long)pages);
+	}
 }
 
 static void test_bad_lines(void)
@@ -126,6 +180,13 @@ static void test_bad_lines(void)
 		{ "wait web --timeout=", { "not ''" } },
 		{ "wait web --timeout=-1", { "not '-1'" } },
 		{ "wait web --timeout=99999999", { "at most 7 days" } },
+		{ "wait-free", { "'wait-free' needs a SIZE", "512M" } },
+		{ "wait-free 512", { "'512' is not a SIZE", "K, M, G or T", "bare number" } },
+		{ "wait-free 4 G", { "unexpected argument 'G'" } },
+		{ "wait-free 2X", { "'2X' is not a SIZE", "e.g. 512M" } },
+		{ "wait-free 2000T", { "'2000T' is more memory than any host has" } },
+		{ "wait-free 1G --wait", { "'wait-free' always waits" } },
+		{ "wait-free 1G -t soon", { "not 'soon'" } },
 	};
 	struct cli_args a;
 
@@ -193,6 +254,7 @@ int main(void)
 {
 	test_good_lines();
 	test_bad_lines();
+	test_sizes();
 	test_odd_words();
 	test_quiet();
 	return tap_done();
