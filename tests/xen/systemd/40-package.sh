@@ -5,7 +5,8 @@
 # edit) goes through the front that the diversion of /usr/sbin/xl puts
 # there, while Debian's xl stays reachable and every other xl command runs
 # the real xl of the running hypervisor; a reinstall keeps one diversion;
-# the -dev package compiles and links a client; `apt remove` stops the
+# the -dev package compiles and links a client; xen-utils-common
+# reinstalled writes its xl to the diverted name; `apt remove` stops the
 # service and gives back /usr/sbin/xl unchanged; `apt purge` removes the
 # conffile.  Runs before 50-service, which ends by killing xenstored, and
 # leaves dom0 as it found it (the bench's runtime unit included).
@@ -113,6 +114,21 @@ xb_is "$(readlink /usr/libexec/xl)" "$xl_was" "  Debian's xl still unchanged"
 pid2=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_check "  the service was restarted (pid $pid -> $pid2) and is active" \
 	sh -c "[ '$pid2' != '$pid' ] && [ '$pid2' != 0 ] && systemctl is-active -q xenreaperd.service"
+
+# --- xen-utils-common reinstalled under the diversion: dpkg writes its xl
+# to the diverted name (removed first, to see it come back), not over the front.
+xuc=$(ls $XB_DEBS/xen/xen-utils-common_*.deb 2>/dev/null | head -n 1)
+if [ -n "$xuc" ]; then
+	rm /usr/libexec/xl
+	t0=$(xb_ms)
+	dpkg -i $xuc > /tmp/dpkg-xuc.out 2>&1; rc=$?
+	xb_is "$rc" 0 "dpkg -i xen-utils-common ($(basename $xuc); $(( $(xb_ms) - t0 )) ms)"
+	[ $rc -eq 0 ] || sed 's/^/XQTAP #   /' /tmp/dpkg-xuc.out | tail -n 10
+	xb_is "$(readlink /usr/libexec/xl)" "$xl_was" "  its xl was written to /usr/libexec/xl"
+	xb_is "$(readlink -f /usr/sbin/xl)" /usr/libexec/xenreaper/xl "  /usr/sbin/xl is still the front"
+else
+	xb_note "no xen-utils-common package in $XB_DEBS/xen: its reinstall under the diversion was not tried"
+fi
 
 # --- remove: service stopped, xl given back byte for byte
 t0=$(xb_ms)
