@@ -39,14 +39,14 @@
 
 enum daemon_key {
 	DK_JOBS, DK_RETENTION, DK_PROGRESS_INTERVAL, DK_SCRUB_PROBE,
-	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, N_DAEMON_KEYS
+	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, DK_METRICS, N_DAEMON_KEYS
 };
 
 static const char *const daemon_keys[] = {
 	[DK_JOBS] = "jobs", [DK_RETENTION] = "retention",
 	[DK_PROGRESS_INTERVAL] = "progress-interval", [DK_SCRUB_PROBE] = "scrub-probe",
 	[DK_SCRUB_PROBE_INTERVAL] = "scrub-probe-interval", [DK_PROTECT] = "protect",
-	[DK_LOG_LEVEL] = "log-level",
+	[DK_LOG_LEVEL] = "log-level", [DK_METRICS] = "metrics",
 };
 
 enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, PK_ORPHANS, N_POOL_KEYS };
@@ -309,6 +309,31 @@ static void parse_log_level(struct parser *p, const char *value)
 	p->cfg->log_level = prio;
 }
 
+/* "off", or an absolute path to a .prom file (node_exporter reads only
+ * those, from its textfile directory). */
+static void parse_metrics(struct parser *p, const char *value)
+{
+	size_t len = strlen(value);
+	char *copy = NULL;
+
+	if (strcmp(value, "off")) {
+		if (value[0] != '/' || len < 6 || strcmp(value + len - 5, ".prom") ||
+		    value[len - 6] == '/') {
+			parser_error(p, p->lineno,
+				     "metrics = '%s' is not valid; expected off or an absolute path ending in .prom (node_exporter's textfile collector reads only those)",
+				     value);
+			return;
+		}
+		copy = strdup(value);
+		if (!copy) {
+			p->nomem = true;
+			return;
+		}
+	}
+	free(p->cfg->metrics);
+	p->cfg->metrics = copy;
+}
+
 static void parse_scrub_probe(struct parser *p, const char *value)
 {
 	int i = name_lookup(config_scrub_probe_names, N_ELEMS(config_scrub_probe_names), value);
@@ -426,6 +451,9 @@ static void parse_daemon_key(struct parser *p, int key, const char *value)
 		return;
 	case DK_LOG_LEVEL:
 		parse_log_level(p, value);
+		return;
+	case DK_METRICS:
+		parse_metrics(p, value);
 		return;
 	}
 }
@@ -596,7 +624,7 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 		key = name_lookup(daemon_keys, N_ELEMS(daemon_keys), name);
 		if (key < 0) {
 			parser_error(p, p->lineno,
-				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, scrub-probe, scrub-probe-interval, protect or log-level",
+				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, scrub-probe, scrub-probe-interval, protect, log-level or metrics",
 				     name);
 			return 1;
 		}

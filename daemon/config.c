@@ -44,6 +44,11 @@ int config_new(struct config **out)
 	cfg->scrub_probe = CONFIG_PROBE_AUTO;
 	cfg->scrub_probe_interval_ms = 1000;
 	cfg->log_level = LOG_INFO;
+	cfg->metrics = strdup(CONFIG_DEFAULT_METRICS);
+	if (!cfg->metrics) {
+		free(cfg);
+		return -ENOMEM;
+	}
 	cfg->defaults.scrub = JOB_POLICY_DEFERRED;
 	cfg->defaults.teardown = 0;
 	cfg->defaults.grace_ms = 30 * 1000;
@@ -66,6 +71,7 @@ void config_free(struct config *cfg)
 		free(cfg->pools[i].name);
 	free(cfg->pools);
 	free(cfg->path);
+	free(cfg->metrics);
 	free(cfg);
 }
 
@@ -225,6 +231,7 @@ int config_format(const struct config *cfg, char **out)
 		format_protect_item(f, cfg->protect[i]);
 	}
 	fprintf(f, "\nlog-level = %s\n", log_level_name(cfg->log_level));
+	fprintf(f, "metrics = %s\n", cfg->metrics ? cfg->metrics : "off");
 	format_pool(f, &cfg->defaults);
 	for (i = 0; i < cfg->n_pools; i++)
 		format_pool(f, &cfg->pools[i]);

@@ -2,7 +2,7 @@
  * config: the policy file, /etc/xen/xenreaper.conf (see xenreaper.conf(5)):
  *
  *   [daemon]          jobs, retention, progress-interval, scrub-probe,
- *                     scrub-probe-interval, protect, log-level
+ *                     scrub-probe-interval, protect, log-level, metrics
  *   [default]         scrub, teardown, grace, priority, orphans: pools not
  *                     named below
  *   [pool:NAME]       the same keys for the cpupool NAME; unset ones come
@@ -20,6 +20,8 @@
 #include "job.h"
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/xen/xenreaper.conf"
+/* Where Debian's prometheus-node-exporter reads textfile metrics. */
+#define CONFIG_DEFAULT_METRICS "/var/lib/prometheus/node-exporter/xenreaper.prom"
 
 enum config_scrub_probe {
 	CONFIG_PROBE_AUTO,	/* the daemon picks one that works */
@@ -56,6 +58,7 @@ struct config {
 	enum config_scrub_probe scrub_probe;
 	int64_t scrub_probe_interval_ms;	/* >= 100 ms */
 	int log_level;			/* LOG_ERR..LOG_DEBUG */
+	char *metrics;			/* Prometheus textfile to write, NULL: off */
 	char **protect;			/* domain names and UUIDs never torn down */
 	size_t n_protect;
 	struct config_pool defaults;	/* [default] */

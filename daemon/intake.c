@@ -180,7 +180,7 @@ static int intake_adopt(struct reaper *r, struct job *job)
 	if (job->state == JOB_FAILED) {
 		log_warning("domain %u: %s refused: %s", job->domid, job_reason_name(job->reason),
 			    job->error);
-		reaper_cap_retained(r);
+		reaper_job_ended(r, job);
 	} else if (job->state == JOB_QUEUED) {
 		log_info("domain %u (%s, %u MiB, pool %s, %s, scrub %s, priority %s): queued",
 			 job->domid, job->name, reaper_job_mib(job), job->pool,

@@ -16,18 +16,19 @@
 #include "layout.h"
 
 static const char *const job_state_names[] = {
-	[JOB_QUEUED] = "queued", [JOB_DESTROYING] = "destroying",
-	[JOB_ZOMBIE] = "zombie", [JOB_SCRUBBING] = "scrubbing",
-	[JOB_DONE] = "done", [JOB_FAILED] = "failed",
+	[JOB_QUEUED] = XENREAPER_JOB_QUEUED, [JOB_DESTROYING] = XENREAPER_JOB_DESTROYING,
+	[JOB_ZOMBIE] = XENREAPER_JOB_ZOMBIE, [JOB_SCRUBBING] = XENREAPER_JOB_SCRUBBING,
+	[JOB_DONE] = XENREAPER_JOB_DONE, [JOB_FAILED] = XENREAPER_JOB_FAILED,
 };
 
 static const char *const job_reason_names[] = {
-	[JOB_REASON_REQUEST] = "request", [JOB_REASON_POWEROFF] = "poweroff",
-	[JOB_REASON_CRASH] = "crash", [JOB_REASON_ORPHAN] = "orphan",
+	[JOB_REASON_REQUEST] = XENREAPER_REASON_REQUEST,
+	[JOB_REASON_POWEROFF] = XENREAPER_REASON_POWEROFF,
+	[JOB_REASON_CRASH] = XENREAPER_REASON_CRASH, [JOB_REASON_ORPHAN] = XENREAPER_REASON_ORPHAN,
 };
 
 static const char *const job_policy_names[] = {
-	[JOB_POLICY_DEFERRED] = "deferred", [JOB_POLICY_SYNC] = "sync",
+	[JOB_POLICY_DEFERRED] = XENREAPER_POLICY_DEFERRED, [JOB_POLICY_SYNC] = XENREAPER_POLICY_SYNC,
 };
 
 static const char *const job_priority_names[] = {
@@ -264,7 +265,7 @@ static void job_format_rate(struct job *job, int64_t now)
 	else
 		job->rate_text[0] = '\0';
 	if (rate_stalled(&job->rate, now))
-		snprintf(job->eta_text, sizeof(job->eta_text), "stalled");
+		snprintf(job->eta_text, sizeof(job->eta_text), XENREAPER_ETA_STALLED);
 	else if (rate_eta_s(&job->rate, now, job->pages_left, &eta) == 0)
 		snprintf(job->eta_text, sizeof(job->eta_text), "%" PRIu64, eta);
 	else

@@ -1,32 +1,26 @@
 /*
- * layout: the xenstore node layout under /tool/xenreaper, shared by the
- * daemon and its clients (see xenreaper-xenstore(7)).
- *
- *   /tool/xenreaper/daemon/{pid,version,state,active-jobs,started,config,config-error}
- *   /tool/xenreaper/request/<domid> = <uuid>       written by clients
- *   /tool/xenreaper/job/<domid>/{state,uuid,name,pool,reason,policy,
- *        priority,pages-total,pages-left,progress,scrub-pages,rate,eta,
- *        held-by,requested,started,finished,error}
- *   /tool/xenreaper/scrub/{pages,source,probed,node/<n>}
- *   /tool/xenreaper/memory/{free,releasing,scrub-pending}
+ * layout: the node layout under /tool/xenreaper, whose contract is the
+ * installed xenreaper-layout.h, and the helpers that build its paths and
+ * read its value formats, shared by the daemon and the client library.
  */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 
-#define LAYOUT_ROOT        "/tool/xenreaper"
-#define LAYOUT_DAEMON_DIR  LAYOUT_ROOT "/daemon"
-#define LAYOUT_REQUEST_DIR LAYOUT_ROOT "/request"
-#define LAYOUT_JOB_DIR     LAYOUT_ROOT "/job"
-#define LAYOUT_SCRUB_DIR   LAYOUT_ROOT "/scrub"
-#define LAYOUT_MEMORY_DIR  LAYOUT_ROOT "/memory"
+#include "xenreaper-layout.h"
+
+#define LAYOUT_ROOT        XENREAPER_ROOT
+#define LAYOUT_DAEMON_DIR  XENREAPER_DAEMON_DIR
+#define LAYOUT_REQUEST_DIR XENREAPER_REQUEST_DIR
+#define LAYOUT_JOB_DIR     XENREAPER_JOB_DIR
+#define LAYOUT_SCRUB_DIR   XENREAPER_SCRUB_DIR
+#define LAYOUT_MEMORY_DIR  XENREAPER_MEMORY_DIR
 
 /* Watch tokens. */
 #define LAYOUT_TOKEN_REQUEST "xenreaper-request"
 #define LAYOUT_TOKEN_DOMAIN  "xenreaper-domain"
 
-/* Largest domid a request may name (DOMID_FIRST_RESERVED - 1). */
-#define LAYOUT_DOMID_MAX 0x7fefU
+#define LAYOUT_DOMID_MAX XENREAPER_DOMID_MAX
 
 /* PATH_MAX of xenstore is 4096; ours are short. */
 #define LAYOUT_PATH_LEN 128

@@ -22,6 +22,7 @@ struct reaper {
 	struct preserved *preserved;
 	struct orphans *orphans;
 	struct memory *memory;
+	struct metrics *metrics;
 	bool memory_failing;	/* its last update failed (logged once) */
 	struct job *jobs;	/* in request order */
 	unsigned n_final;	/* of which done or failed (retained) */
@@ -66,6 +67,9 @@ unsigned reaper_job_mib(const struct job *job);
 /* A finished job was added: drop the oldest finished ones beyond
  * REAPER_RETAIN_MAX. */
 void reaper_cap_retained(struct reaper *r);
+/* JOB just became done or failed (or was refused at once): count it in
+ * the metrics and keep the retained jobs within their cap. */
+void reaper_job_ended(struct reaper *r, struct job *job);
 /* Move JOB to TO (refused moves are logged), log and publish it. */
 void reaper_transition(struct reaper *r, struct job *job, enum job_state to);
 /* End JOB failed with SENTENCE, log and publish it. */

@@ -27,6 +27,7 @@
 #include "layout.h"
 #include "log.h"
 #include "memory.h"
+#include "metrics.h"
 #include "orphans.h"
 #include "preserved.h"
 #include "reaper-private.h"
@@ -71,6 +72,8 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 		rc = memory_new(store, hv, &r->memory);
 	if (!rc)
 		rc = orphans_new(store, &r->orphans);
+	if (!rc)
+		rc = metrics_new(clock_wall_ms(), &r->metrics);
 	if (rc) {
 		reaper_free(r);
 		return rc;
@@ -94,6 +97,7 @@ void reaper_free(struct reaper *r)
 	preserved_free(r->preserved);
 	memory_free(r->memory);
 	orphans_free(r->orphans);
+	metrics_free(r->metrics);
 	reaper_forget_domains(r);
 	free(r->config_error);
 	free(r);
@@ -175,6 +179,9 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 			   policy->jobs, r->max_jobs);
 	r->policy = policy;
 	scrub_configure(r->scrub, reaper_scrub_sources(r), policy->scrub_probe_interval_ms);
+	if (metrics_configure(r->metrics, policy->metrics,
+			      policy->path ? policy->path : "(built-in defaults)"))
+		log_err("out of memory configuring metrics");
 	if (!r->started)
 		return;
 	if (reaper_publish_config(r))
@@ -310,7 +317,13 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 			    job->domid, job_state_name(job->state), strerror(-rc));
 	reaper_publish_active(r);
 	if (job_state_is_final(job->state))
-		reaper_cap_retained(r);
+		reaper_job_ended(r, job);
+}
+
+void reaper_job_ended(struct reaper *r, struct job *job)
+{
+	metrics_job_finished(r->metrics, job);
+	reaper_cap_retained(r);
 }
 
 void reaper_transition(struct reaper *r, struct job *job, enum job_state to)
@@ -440,6 +453,7 @@ static void reaper_update_memory(struct reaper *r)
 int reaper_tick(struct reaper *r)
 {
 	int64_t now = clock_mono_ms(), due;
+	struct scrub_snapshot scrub;
 	int rc;
 
 	reaper_forget_domains(r);
@@ -477,6 +491,8 @@ int reaper_tick(struct reaper *r)
 	reaper_expire(r, now);
 	reaper_republish(r, now);
 	reaper_update_memory(r);
+	scrub_snapshot(r->scrub, &scrub);
+	metrics_update(r->metrics, r->jobs, &scrub, now);
 	if (reaper_publish_active(r))
 		r->published_active = UINT32_MAX;
 	reaper_forget_domains(r);
@@ -519,6 +535,7 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		}
 	}
 	reaper_consider(&next, scrub_next_probe(r->scrub));
+	reaper_consider(&next, metrics_next_deadline(r->metrics));
 	if (r->rescan)
 		reaper_consider(&next, r->hv_failing.next_mono);
 	if (r->requests_waiting && !r->stopping)

@@ -48,6 +48,8 @@ struct scrub {
 	int64_t failing_since_mono;
 	int64_t broken_until_mono;	/* gave up: no probes before this */
 	unsigned probes, failures;
+	struct hv_scrub last_reading;	/* of the last probe with a figure */
+	int64_t last_probe_wall;
 	enum hv_scrub_source last_source;
 	unsigned published_nodes;	/* scrub/node/<n> entries in xenstore */
 };
@@ -211,6 +213,7 @@ static int scrub_no_figure(struct scrub *sc, struct job *jobs)
 		scrub_untrack(sc, job);
 	}
 	sc->last_source = HV_SCRUB_NONE;
+	sc->last_probe_wall = clock_wall_ms();
 	rc = scrub_publish(sc, NULL);
 	if (rc)
 		log_warning("could not publish that no scrub figure is available: %s", strerror(-rc));
@@ -279,6 +282,8 @@ int scrub_probe(struct scrub *sc, struct job *jobs)
 	backoff_reset(&sc->failing);
 	sc->probes++;
 	sc->last_source = reading.source;
+	sc->last_reading = reading;
+	sc->last_probe_wall = clock_wall_ms();
 	scrub_learn(sc, reading.pages, now);
 	for (struct job *job = jobs; job; job = job->next)
 		if (job->scrub_tracked)
@@ -297,6 +302,19 @@ int scrub_probe(struct scrub *sc, struct job *jobs)
 	if (rc)
 		log_warning("could not publish the scrub backlog: %s", strerror(-rc));
 	return 0;
+}
+
+void scrub_snapshot(const struct scrub *sc, struct scrub_snapshot *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->have_figure = sc->probes && sc->last_source != HV_SCRUB_NONE;
+	out->source = scrub_source_name(sc->last_source);
+	out->probed_wall = sc->last_probe_wall;
+	if (!out->have_figure)
+		return;
+	out->pages = sc->last_reading.pages;
+	out->n_nodes = sc->last_reading.n_nodes;
+	memcpy(out->node_pages, sc->last_reading.node_pages, sizeof(out->node_pages));
 }
 
 int scrub_backlog(const struct scrub *sc, uint64_t *pages)

@@ -48,6 +48,18 @@ int64_t scrub_next_probe(const struct scrub *sc);
  * failed for SCRUB_GIVE_UP_MS): every job is released from counting at 0.
  * Another error is a failed probe, tried again later; jobs stay counted. */
 int scrub_probe(struct scrub *sc, struct job *jobs);
+/* The last figure, as published under /tool/xenreaper/scrub. */
+struct scrub_snapshot {
+	bool have_figure;
+	const char *source;		/* "heap-dump", "physinfo" or "none" */
+	uint64_t pages;
+	unsigned n_nodes;
+	uint64_t node_pages[HV_SCRUB_MAX_NODES];
+	int64_t probed_wall;		/* ms; 0: never */
+};
+
+/* The last figure measured (OUT->have_figure false when there is none). */
+void scrub_snapshot(const struct scrub *sc, struct scrub_snapshot *out);
 /* The last backlog measured, in pages; -ENODATA when there is none. */
 int scrub_backlog(const struct scrub *sc, uint64_t *pages);
 /* Jobs whose released pages are counted (may still await scrubbing). */

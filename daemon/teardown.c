@@ -53,8 +53,9 @@ static void teardown_released(struct reaper *r, struct job *job)
 	if (job->state != JOB_QUEUED && job->pages_at_start) {
 		/* In the manner of libxc's show_transfer_rate. */
 		mib_s = job_mib_per_s(job, job->released_mono);
-		log_info("domain %u (%s): %" PRIu64 " pages (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
-			 job->domid, job->name, job->pages_at_start, job->pages_at_start / 256,
+		log_info("domain %u (%s): %" PRIu64 " page%s (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
+			 job->domid, job->name, job->pages_at_start, job->pages_at_start == 1 ? "" : "s",
+			 job->pages_at_start / 256,
 			 (job->released_mono - job->started_mono) / 1000.0, mib_s);
 		if (mib_s > 0)
 			snprintf(job->rate_text, sizeof(job->rate_text), "%.1f", mib_s);

@@ -4,9 +4,12 @@
  * request, read jobs back and follow one with a watch until it ends.
  * xenstore is read through libxenstore; the UUID, which only the hypervisor
  * knows for sure, comes from one xc_domain_getinfolist call on a libxenctrl
- * handle opened on first use.  It deliberately does not use libxl (whose
- * start-up is what the daemon exists to avoid paying), never destroys
- * anything itself, and never removes nodes: the daemon owns the jobs.
+ * handle opened on first use, and is checked against xenstore read before
+ * and after it (lookup.c), so that a domid reused meanwhile is never
+ * answered with the new guest's UUID.  It deliberately does not use libxl
+ * (whose start-up is what the daemon exists to avoid paying), never
+ * destroys anything itself, and never removes nodes: the daemon owns the
+ * jobs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include <xenstore.h>
 
 #include "layout.h"
+#include "lookup.h"
 #include "xenreaper.h"
 
 #define XR_TX_RETRIES 16
@@ -97,51 +101,6 @@ static int64_t xr_mono_ms(void)
 static void xr_copy(char *buf, size_t len, const char *text)
 {
 	snprintf(buf, len, "%s", text);
-}
-
-/* Canonical lower-case UUID text from TEXT (either case); -EINVAL if it is
- * not one. */
-static int xr_uuid_normalise(const char *text, char out[XENREAPER_UUID_LEN])
-{
-	if (!text || strlen(text) != XENREAPER_UUID_LEN - 1)
-		return -EINVAL;
-	for (unsigned i = 0; i < XENREAPER_UUID_LEN - 1; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (text[i] != '-')
-				return -EINVAL;
-		} else if (!isxdigit((unsigned char)text[i])) {
-			return -EINVAL;
-		}
-		out[i] = tolower((unsigned char)text[i]);
-	}
-	out[XENREAPER_UUID_LEN - 1] = '\0';
-	return 0;
-}
-
-static bool xr_all_digits(const char *text)
-{
-	if (!*text)
-		return false;
-	for (; *text; text++)
-		if (!isdigit((unsigned char)*text))
-			return false;
-	return true;
-}
-
-/* A domid written as decimal digits (leading zeros allowed, as xl does). */
-static int xr_parse_domid(const char *text, uint32_t *domid)
-{
-	unsigned long value = 0;
-
-	if (!xr_all_digits(text))
-		return -EINVAL;
-	for (; *text; text++) {
-		value = value * 10 + (*text - '0');
-		if (value > LAYOUT_DOMID_MAX)
-			return -EINVAL;
-	}
-	*domid = value;
-	return 0;
 }
 
 /* ---------------------------------------------------------------- xenstore */
@@ -464,7 +423,7 @@ static int xr_find_name(struct xenreaper *h, const char *name, uint32_t *domid)
 		goto out;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		if (xr_parse_domid(ids[i], &id))
+		if (lookup_parse_domid(ids[i], &id))
 			continue;
 		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%s/name", ids[i]);
 		if (xr_read(h, XBT_NULL, path, &value))
@@ -490,6 +449,47 @@ static int xr_find_name(struct xenreaper *h, const char *name, uint32_t *domid)
 out:
 	free(ids);
 	return rc;
+}
+
+/* What xenstore shows of /local/domain/DOMID, read in one transaction so
+ * that its name and vm node are those of one domain. */
+static int xr_seen_read(struct xenreaper *h, uint32_t domid, struct lookup_seen *seen)
+{
+	char path[LAYOUT_PATH_LEN], *home = NULL;
+	xs_transaction_t t;
+	int rc;
+
+	memset(seen, 0, sizeof(*seen));
+	rc = xr_tx_start(h, &t);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u", domid);
+	rc = xr_read(h, t, path, &home);
+	if (!rc || rc == -ENOENT) {
+		seen->home = !rc;
+		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
+		rc = xr_read(h, t, path, &seen->name);
+	}
+	if (!rc || rc == -ENOENT) {
+		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/vm", domid);
+		rc = xr_read(h, t, path, &seen->vm);
+	}
+	xs_transaction_end(h->xsh, t, true);	/* read-only: abort */
+	free(home);
+	if (rc && rc != -ENOENT) {
+		free(seen->name);
+		free(seen->vm);
+		memset(seen, 0, sizeof(*seen));
+		return xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
+	}
+	return 0;
+}
+
+static void xr_seen_free(struct lookup_seen *seen)
+{
+	free(seen->name);
+	free(seen->vm);
+	memset(seen, 0, sizeof(*seen));
 }
 
 /* ---------------------------------------------------------------- API */
@@ -545,6 +545,8 @@ const char *xenreaper_strerror(int err)
 		return "no such domain";
 	case -ENOTUNIQ:
 		return "more than one domain has that name";
+	case -EAGAIN:
+		return "the domain or xenstore changed meanwhile; ask again";
 	case -EBUSY:
 		return "a teardown of an earlier domain with that domid is still under way";
 	case -EHOSTDOWN:
@@ -566,57 +568,64 @@ int xenreaper_state_is_final(enum xenreaper_state state)
 	return state == XENREAPER_STATE_DONE || state == XENREAPER_STATE_FAILED;
 }
 
+/*
+ * xenstore is read before and after the hypervisor is asked for the UUID,
+ * and lookup_check() compares the three readings, so that a domid reused
+ * in between is reported instead of handing out the new guest's UUID.
+ */
 int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_out,
 		      char uuid[XENREAPER_UUID_LEN], char **name_out)
 {
-	char path[LAYOUT_PATH_LEN], *name = NULL, *value;
+	struct lookup_seen before = { 0 }, after = { 0 };
+	char hv_uuid[XENREAPER_UUID_LEN], why[512], *name = NULL;
+	const char *want_name = NULL;
 	uint32_t domid;
 	int rc;
 
 	xr_clear(h);
 	if (!domain || !domain[0])
 		return xr_fail(h, -EINVAL, "no domain given (name one by domid or by name)");
-	if (xr_all_digits(domain)) {
-		if (xr_parse_domid(domain, &domid))
+	if (lookup_is_domid(domain)) {
+		if (lookup_parse_domid(domain, &domid))
 			return xr_fail(h, -EINVAL, "'%s' is not a domid (domids go from 0 to %u)",
 				       domain, LAYOUT_DOMID_MAX);
-		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
-		rc = xr_read(h, XBT_NULL, path, &name);
-		if (rc == -ENOENT) {
-			name = NULL;
-		} else if (rc) {
-			rc = xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
-			goto out;
-		}
-		if (!uuid) {
-			/* No hypervisor asked: the domain's xenstore home must exist. */
-			snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u", domid);
-			rc = xr_read(h, XBT_NULL, path, &value);
-			if (rc == -ENOENT) {
-				rc = xr_fail(h, -ESRCH, "no domain %u is running", domid);
-				goto out;
-			}
-			if (rc) {
-				rc = xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
-				goto out;
-			}
-			free(value);
-		}
 	} else {
 		rc = xr_find_name(h, domain, &domid);
 		if (rc)
-			goto out;
-		name = strdup(domain);
-		if (!name) {
-			rc = xr_fail(h, -ENOMEM, "out of memory");
-			goto out;
-		}
+			return rc;
+		want_name = domain;
 	}
+	rc = xr_seen_read(h, domid, &before);
+	if (rc)
+		goto out;
 	if (uuid) {
-		rc = xr_domain_uuid(h, domid, uuid);
+		rc = xr_domain_uuid(h, domid, hv_uuid);
 		if (rc)
 			goto out;
+		rc = xr_seen_read(h, domid, &after);
+		if (rc)
+			goto out;
+		rc = lookup_check(domid, want_name, &before, hv_uuid, &after, why, sizeof(why));
+		if (rc) {
+			rc = xr_fail(h, rc, "%s", why);
+			goto out;
+		}
+		name = after.name;
+		after.name = NULL;
+	} else if (!before.home || (want_name && (!before.name || strcmp(before.name, want_name)))) {
+		/* No hypervisor asked: xenstore alone must still show the domain. */
+		if (want_name)
+			rc = xr_fail(h, -ESRCH, "domain %u ('%s') went away while it was being looked up",
+				     domid, want_name);
+		else
+			rc = xr_fail(h, -ESRCH, "no domain %u is running", domid);
+		goto out;
+	} else {
+		name = before.name;
+		before.name = NULL;
 	}
+	if (uuid)
+		memcpy(uuid, hv_uuid, XENREAPER_UUID_LEN);
 	if (domid_out)
 		*domid_out = domid;
 	if (name_out) {
@@ -625,6 +634,8 @@ int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_o
 	}
 	rc = 0;
 out:
+	xr_seen_free(&before);
+	xr_seen_free(&after);
 	free(name);
 	return rc;
 }
@@ -639,7 +650,7 @@ int xenreaper_request(struct xenreaper *h, uint32_t domid, const char *uuid)
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
 		return xr_fail_domid(h, domid);
-	if (xr_uuid_normalise(uuid, norm))
+	if (lookup_uuid_normalise(uuid, norm))
 		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
 			       uuid ? uuid : "(null)");
 	if (domid == 0)
@@ -881,7 +892,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
 		return xr_fail_domid(h, domid);
-	if (xr_uuid_normalise(uuid, norm))
+	if (lookup_uuid_normalise(uuid, norm))
 		return xr_fail(h, -EINVAL, "'%s' is not a UUID (36 characters, as `xl list -v` shows)",
 			       uuid ? uuid : "(null)");
 	layout_job_path(paths[0], domid, NULL);

@@ -3,14 +3,13 @@
  * read the jobs the daemon publishes in xenstore, `destroy` writes a
  * teardown request, `wait` follows one with a live progress display (or
  * plain lines, or --json for scripts).  Everything goes through
- * libxenreaper; this file only parses arguments and prints.  It never
- * tears anything down itself and never edits or removes jobs.
+ * libxenreaper; cli-args reads the command line, and this file acts on it
+ * and prints.  It never tears anything down itself and never edits or
+ * removes jobs.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-args.h"
+#include "cli-target.h"
 #include "progress.h"
 #include "xenreaper.h"
-
-#define CLI_COMMANDS "list, status, wait, destroy"
-#define CLI_OPTIONS "--json, --help, --version; destroy: --wait; wait and destroy --wait: --timeout SECONDS"
-
-struct cli {
-	const char *command;
-	const char *domain;
-	bool json, wait, help, version;
-	int64_t timeout_ms;		/* -1: none */
-};
 
 static volatile sig_atomic_t cli_interrupted;
 
@@ -56,99 +47,6 @@ static void cli_usage(FILE *out)
 		"                            while xenreaperd is not running\n"
 		"exit status: 0 done, accepted or found; 1 failed, or no such domain or job;\n"
 		"  2 usage error; 3 xenreaperd not running, or timed out; 130 interrupted\n");
-}
-
-static int cli_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int cli_bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("xenreaper: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'xenreaper --help'.\n", stderr);
-	return -EINVAL;
-}
-
-static int cli_timeout(const char *text, int64_t *ms)
-{
-	if (progress_parse_seconds(text, ms))
-		return cli_bad("--timeout needs a number of seconds (e.g. 30 or 2.5, at most 7 days), not '%s'",
-			       text);
-	return 0;
-}
-
-static int cli_parse(int argc, char **argv, struct cli *c)
-{
-	bool dashdash = false;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	c->timeout_ms = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!dashdash && !strcmp(arg, "--")) {
-			dashdash = true;
-		} else if (dashdash || arg[0] != '-' || !arg[1]) {
-			if (!c->command)
-				c->command = arg;
-			else if (!c->domain)
-				c->domain = arg;
-			else
-				return cli_bad("unexpected argument '%s' (commands take at most one DOMAIN)",
-					       arg);
-		} else if (!strcmp(arg, "--json")) {
-			c->json = true;
-		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-			c->help = true;
-		} else if (!strcmp(arg, "-V") || !strcmp(arg, "--version")) {
-			c->version = true;
-		} else if (!strcmp(arg, "-w") || !strcmp(arg, "--wait")) {
-			c->wait = true;
-		} else if (!strcmp(arg, "-t") || !strcmp(arg, "--timeout")) {
-			if (++i == argc)
-				return cli_bad("%s needs a number of seconds", arg);
-			rc = cli_timeout(argv[i], &c->timeout_ms);
-			if (rc)
-				return rc;
-		} else if (!strncmp(arg, "--timeout=", 10)) {
-			rc = cli_timeout(arg + 10, &c->timeout_ms);
-			if (rc)
-				return rc;
-		} else {
-			return cli_bad("unknown option '%s' (options: " CLI_OPTIONS ")", arg);
-		}
-	}
-	if (c->help || c->version)
-		return 0;
-	if (!c->command)
-		return cli_bad("no command given (commands: " CLI_COMMANDS ")");
-	if (!strcmp(c->command, "help")) {
-		c->help = true;
-		return 0;
-	}
-	if (!strcmp(c->command, "list") || !strcmp(c->command, "status")) {
-		if (!strcmp(c->command, "list") && c->domain)
-			return cli_bad("'list' takes no DOMAIN (got '%s'); try 'xenreaper status %s'",
-				       c->domain, c->domain);
-		if (c->wait || c->timeout_ms >= 0)
-			return cli_bad("--wait and --timeout do not apply to '%s'", c->command);
-	} else if (!strcmp(c->command, "wait")) {
-		if (!c->domain)
-			return cli_bad("'wait' needs a DOMAIN (a domid or a domain name)");
-		if (c->wait)
-			return cli_bad("'wait' always waits: drop --wait");
-	} else if (!strcmp(c->command, "destroy")) {
-		if (!c->domain)
-			return cli_bad("'destroy' needs a DOMAIN (a domid or a domain name)");
-		if (c->timeout_ms >= 0 && !c->wait)
-			return cli_bad("--timeout applies to 'destroy' only with --wait");
-	} else {
-		return cli_bad("unknown command '%s' (commands: " CLI_COMMANDS ")", c->command);
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -287,7 +185,7 @@ static void cli_note_daemon_down(void)
 
 /* ---------------------------------------------------------------- commands */
 
-static int cli_list(struct xenreaper *h, const struct cli *c)
+static int cli_list(struct xenreaper *h, const struct cli_args *c)
 {
 	struct xenreaper_status *jobs = NULL;
 	char when[64], *dot;
@@ -352,11 +250,10 @@ out:
 static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		      char uuid[XENREAPER_UUID_LEN], char **name)
 {
-	struct xenreaper_status *jobs = NULL, *best = NULL;
-	char why[512], *end;
-	unsigned long id = ULONG_MAX;
+	struct xenreaper_status *jobs = NULL, *best;
+	char why[512];
 	size_t n = 0;
-	int rc;
+	int pick, rc;
 
 	rc = xenreaper_resolve(h, domain, domid, uuid, name);
 	if (rc != -ESRCH) {
@@ -370,36 +267,25 @@ static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
 		goto out;
 	}
-	if (domain[0] >= '0' && domain[0] <= '9')
-		id = strtoul(domain, &end, 10);
-	for (size_t i = 0; i < n; i++) {
-		const struct xenreaper_status *st = &jobs[i];
-
-		if (id != ULONG_MAX ? st->domid != id : strcmp(st->name, domain))
-			continue;
-		if (!best || (xenreaper_state_is_final(best->state) && !xenreaper_state_is_final(st->state)) ||
-		    (xenreaper_state_is_final(best->state) == xenreaper_state_is_final(st->state) &&
-		     st->requested_ms > best->requested_ms))
-			best = &jobs[i];
-	}
-	if (!best) {
+	pick = cli_target_pick(domain, jobs, n);
+	if (pick < 0) {
 		fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n", why);
 		rc = -ESRCH;
 		goto out;
 	}
+	best = &jobs[pick];
 	*domid = best->domid;
 	if (uuid)
 		snprintf(uuid, XENREAPER_UUID_LEN, "%s", best->uuid);
-	if (name) {
+	if (name)
 		*name = best->name[0] ? strdup(best->name) : NULL;
-	}
 	rc = 0;
 out:
 	free(jobs);
 	return rc;
 }
 
-static int cli_status(struct xenreaper *h, const struct cli *c)
+static int cli_status(struct xenreaper *h, const struct cli_args *c)
 {
 	struct xenreaper_status *jobs = NULL, st;
 	char label[192], *name = NULL;
@@ -486,7 +372,7 @@ static void cli_on_signal(int sig)
 }
 
 /* Follow DOMID/UUID until it ends; returns the exit code. */
-static int cli_follow(struct xenreaper *h, const struct cli *c, uint32_t domid, const char *uuid,
+static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t domid, const char *uuid,
 		      const char *name, int64_t limit_ms)
 {
 	struct xenreaper_status st;
@@ -535,7 +421,7 @@ static int cli_limit(int64_t *limit_ms)
 	return 0;
 }
 
-static int cli_wait(struct xenreaper *h, const struct cli *c)
+static int cli_wait(struct xenreaper *h, const struct cli_args *c)
 {
 	char uuid[XENREAPER_UUID_LEN], *name = NULL;
 	int64_t limit_ms;
@@ -556,7 +442,7 @@ out:
 	return ret;
 }
 
-static int cli_destroy(struct xenreaper *h, const struct cli *c)
+static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 {
 	char uuid[XENREAPER_UUID_LEN], label[192], *name = NULL;
 	struct xenreaper_status st;
@@ -611,11 +497,13 @@ out:
 int main(int argc, char **argv)
 {
 	struct xenreaper *h = NULL;
-	struct cli c;
+	struct cli_args c;
 	int ret, rc;
 
-	if (cli_parse(argc, argv, &c))
+	if (cli_args_parse(argc, argv, &c)) {
+		fprintf(stderr, "xenreaper: %s\nTry 'xenreaper --help'.\n", c.error);
 		return PROGRESS_EXIT_USAGE;
+	}
 	if (c.help) {
 		cli_usage(stdout);
 		return PROGRESS_EXIT_OK;
@@ -630,14 +518,21 @@ int main(int argc, char **argv)
 			strerror(-rc));
 		return PROGRESS_EXIT_FAILED;
 	}
-	if (!strcmp(c.command, "list"))
+	switch (c.command) {
+	case CLI_LIST:
 		ret = cli_list(h, &c);
-	else if (!strcmp(c.command, "status"))
+		break;
+	case CLI_STATUS:
 		ret = cli_status(h, &c);
-	else if (!strcmp(c.command, "wait"))
+		break;
+	case CLI_WAIT:
 		ret = cli_wait(h, &c);
-	else
+		break;
+	case CLI_DESTROY:
+	default:
 		ret = cli_destroy(h, &c);
+		break;
+	}
 	xenreaper_close(h);
 	return ret;
 }

@@ -82,7 +82,9 @@ int xenreaper_state_is_final(enum xenreaper_state state);
 /* Find a running domain by domid (all digits) or by name (xenstore's
  * /local/domain/<id>/name).  DOMID, UUID and NAME may each be NULL; UUID
  * asks the hypervisor, NAME gets a malloc'd copy or NULL if it has none.
- * -ESRCH if there is no such domain, -ENOTUNIQ if the name is ambiguous. */
+ * -ESRCH if there is no such domain (or it went away meanwhile), -ENOTUNIQ
+ * if the name is ambiguous, -EAGAIN if the domain changed while it was
+ * being looked up (its domid was reused, or it was renamed): ask again. */
 int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid,
 		      char uuid[XENREAPER_UUID_LEN], char **name);
 /* Ask xenreaperd to tear down DOMID, which must carry UUID (one atomic

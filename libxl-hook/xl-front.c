@@ -3,13 +3,16 @@
  * DOMAIN` itself, by asking xenreaperd through libxenreaper, and hands
  * every other command line to the real xl with execv, untouched (argv[0]
  * "xl", stdio inherited, so its output and exit status are the real
- * ones).  The real xl is the configured REAL_XL, else the newest
- * /usr/lib/xen-VERSION/bin/xl, else /usr/sbin/xl; the front refuses to exec
- * itself.  It is installed outside PATH and never replaces the system xl
- * by itself.  It does not load libxl and does not tear anything down.
+ * ones).  The real xl is the configured REAL_XL, else the one matching
+ * the running hypervisor, /usr/lib/xen-MAJOR.MINOR/bin/xl from
+ * /sys/hypervisor/version as Debian's xen-utils-wrapper picks it (not the
+ * newest installed: until the reboot after an upgrade, both are), else
+ * /usr/sbin/xl (that wrapper, which reports what is missing; see
+ * xl-front-real.c); the front never execs itself.  It is installed outside
+ * PATH and never replaces the system xl by itself.  It does not load libxl
+ * and does not tear anything down.
  */
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,9 +24,8 @@
 #include "progress.h"
 #include "xenreaper.h"
 #include "xl-front-args.h"
+#include "xl-front-real.h"
 
-#define FRONT_GLOB "/usr/lib/xen-*/bin/xl"
-#define FRONT_FALLBACK "/usr/sbin/xl"
 #define FRONT_EXIT_NO_XL 127
 
 static volatile sig_atomic_t front_interrupted;
@@ -44,63 +46,20 @@ static void front_usage(FILE *out)
 		"  2 usage error; 3 xenreaperd not running; 130 interrupted\n");
 }
 
-/* Newest /usr/lib/xen-VERSION/bin/xl into BUF; -ENOENT if there is none. */
-static int front_newest_xl(char *buf, size_t len)
-{
-	const char *best = NULL;
-	glob_t g;
-	int rc;
-
-	memset(&g, 0, sizeof(g));
-	rc = glob(FRONT_GLOB, 0, NULL, &g);
-	if (rc) {
-		rc = -ENOENT;
-		goto out;
-	}
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		if (access(g.gl_pathv[i], X_OK))
-			continue;
-		if (!best || strverscmp(g.gl_pathv[i], best) > 0)
-			best = g.gl_pathv[i];
-	}
-	if (!best) {
-		rc = -ENOENT;
-		goto out;
-	}
-	snprintf(buf, len, "%s", best);
-	rc = 0;
-out:
-	globfree(&g);
-	return rc;
-}
-
-/* Whether PATH is this very program (same file, or the same resolved path). */
-static int front_is_self(const char *path)
-{
-	char self[PATH_MAX], other[PATH_MAX];
-	struct stat a, b;
-
-	if (stat("/proc/self/exe", &a) == 0 && stat(path, &b) == 0 &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		return 1;
-	if (!realpath("/proc/self/exe", self) || !realpath(path, other))
-		return 0;
-	return !strcmp(self, other);
-}
-
 /* Exec the real xl with ARGV; returns only on failure, with an exit code. */
 static int front_exec_real(char **argv)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[1024];
+	struct stat self;
+	int rc;
 
-	if (REAL_XL[0])
-		snprintf(path, sizeof(path), "%s", REAL_XL);
-	else if (front_newest_xl(path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", FRONT_FALLBACK);
-	if (front_is_self(path)) {
-		fprintf(stderr,
-			"xl (xenreaper front): the real xl, %s, is this front itself; refusing to exec it "
-			"(install Xen's xl, or rebuild xenreaper with --with-real-xl=PATH)\n", path);
+	/* /proc/self/exe is how the front knows which file it is, to pass
+	 * itself over; without /proc that check is skipped. */
+	rc = xl_front_real_choose("", REAL_XL, stat("/proc/self/exe", &self) ? NULL : &self,
+				  path, sizeof(path), why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "xl (xenreaper front): cannot find the real xl: %s "
+			"(install Xen's xl, or rebuild xenreaper with --with-real-xl=PATH)\n", why);
 		return FRONT_EXIT_NO_XL;
 	}
 	argv[0] = (char *)"xl";

@@ -6,6 +6,7 @@
  */
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bed.h"
@@ -22,6 +23,11 @@ struct config *bed_policy_from(const char *text)
 	if (config_parse(f, "test.conf", &cfg, NULL))
 		printf("# bad test policy:\n%s", text);
 	fclose(f);
+	if (cfg && !strstr(text, "metrics")) {
+		/* Never the host's node_exporter directory from a unit test. */
+		free(cfg->metrics);
+		cfg->metrics = NULL;
+	}
 	return cfg;
 }
 
@@ -32,6 +38,8 @@ void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
 	b->s = fake_store_new();
 	b->hv = fake_hv_new(self);
 	config_new(&b->cfg);
+	free(b->cfg->metrics);
+	b->cfg->metrics = NULL;	/* never the host's node_exporter directory */
 	b->cfg->jobs = max_jobs;
 	worker_pool_new(b->hv, max_jobs, &b->pool);
 }

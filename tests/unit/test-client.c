@@ -1,14 +1,20 @@
 /* Unit tests for the clients' pure logic: the xl front's argument
- * classifier, progress formatting (rate, ETA, lines), the daemon-down
+ * classifier and its choice of the real xl (in a fake root), the CLI's
+ * choice of job, progress formatting (rate, ETA, lines), the daemon-down
  * bound, seconds parsing and JSON escaping.  No Xen needed. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cli-target.h"
 #include "progress.h"
 #include "tap.h"
 #include "xl-front-args.h"
+#include "xl-front-real.h"
 
 /* Split LINE at spaces and classify it; A->domain points into a static
  * copy, valid until the next call. */
@@ -275,9 +281,212 @@ static void test_json(void)
 	free(text);
 }
 
+static struct xenreaper_status job(uint32_t domid, const char *name, enum xenreaper_state state,
+				   int64_t requested_ms)
+{
+	struct xenreaper_status st;
+
+	memset(&st, 0, sizeof(st));
+	st.domid = domid;
+	st.state = state;
+	st.requested_ms = requested_ms;
+	snprintf(st.name, sizeof(st.name), "%s", name);
+	return st;
+}
+
+static void test_target_pick(void)
+{
+	const struct xenreaper_status jobs[] = {
+		job(2, "other", XENREAPER_STATE_DONE, 1000),
+		job(7, "2fast", XENREAPER_STATE_DONE, 2000),
+		job(9, "web", XENREAPER_STATE_DONE, 3000),
+		job(4, "web", XENREAPER_STATE_DONE, 5000),
+		job(11, "web", XENREAPER_STATE_DESTROYING, 4000),
+		job(12, "db", XENREAPER_STATE_FAILED, 100),
+		job(13, "db", XENREAPER_STATE_DONE, 200),
+		job(14, "007", XENREAPER_STATE_DONE, 300),
+	};
+	size_t n = sizeof(jobs) / sizeof(*jobs);
+
+	is_int(cli_target_pick("2fast", jobs, n), 1,
+	       "target: a name that starts with a digit is a name, not domain 2");
+	is_int(cli_target_pick("2", jobs, n), 0, "target: all digits is a domid");
+	is_int(cli_target_pick("0007", jobs, n), 1, "target: a domid may have leading zeros, as in xl");
+	is_int(cli_target_pick("007", jobs, n), 1, "target: '007' is domain 7, as xl reads it");
+	is_int(cli_target_pick("2 ", jobs, n), -ESRCH, "target: '2 ' is neither domid 2 nor a job's name");
+	is_int(cli_target_pick("-2", jobs, n), -ESRCH, "target: '-2' is a name, which no job has");
+	is_int(cli_target_pick("+2", jobs, n), -ESRCH, "target: '+2' is a name, which no job has");
+	is_int(cli_target_pick("web", jobs, n), 4, "target: an unfinished job wins over newer finished ones");
+	is_int(cli_target_pick("db", jobs, n), 6, "target: among finished ones, the newest request");
+	is_int(cli_target_pick("3", jobs, n), -ESRCH, "target: an unknown domid matches nothing");
+	is_int(cli_target_pick("99999999999999999999", jobs, n), -ESRCH,
+	       "target: a domid beyond 32 bits matches nothing (it does not wrap)");
+	is_int(cli_target_pick("4294967298", jobs, n), -ESRCH,
+	       "target: 2^32 + 2 is not domain 2");
+	is_int(cli_target_pick("web", jobs, 0), -ESRCH, "target: no jobs, no match");
+}
+
+/* ---------------------------------------------------------------- real xl */
+
+static char real_root[256];		/* a directory in TMPDIR */
+
+/* Create REAL_ROOT/REL (and its directories) holding TEXT, with MODE. */
+static void real_put(const char *rel, const char *text, mode_t mode)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", real_root, rel);
+	for (char *slash = strchr(path + strlen(real_root) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		printf("Bail out! cannot create %s\n", path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static void real_remove(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", real_root, rel);
+	unlink(path);
+}
+
+/* xl_front_real_choose in the fake root; PATH comes back without it. */
+static int real_choose(const char *configured, const struct stat *self, char *rel, size_t len,
+		       char *why, size_t why_len)
+{
+	char path[PATH_MAX];
+	size_t root_len = strlen(real_root);
+	int rc;
+
+	rc = xl_front_real_choose(real_root, configured, self, path, sizeof(path), why, why_len);
+	if (!strncmp(path, real_root, root_len))
+		snprintf(rel, len, "%s", path + root_len);
+	else
+		snprintf(rel, len, "%s", path);
+	return rc;
+}
+
+static void test_real_xl(void)
+{
+	char rel[PATH_MAX], why[1024], cmd[PATH_MAX], path[PATH_MAX];
+	struct stat front;
+	int rc;
+
+	snprintf(real_root, sizeof(real_root), "%s/test-client-root.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(real_root)) {
+		printf("Bail out! mkdtemp %s failed\n", real_root);
+		exit(1);
+	}
+	real_put("/usr/sbin/xl", "#!/bin/sh\n", 0755);		/* Debian's wrapper */
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0755);
+	real_put("/usr/lib/xen-4.19/bin/xl", "4.19\n", 0755);
+	real_put("/sys/hypervisor/version/major", "4\n", 0444);
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "real xl: found with 4.17 and 4.19 installed");
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl",
+	       "real xl: the running hypervisor's version (4.17), not the newest installed");
+	real_put("/sys/hypervisor/version/minor", "19\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.19/bin/xl", "real xl: after the reboot into 4.19, 4.19's");
+	real_put("/sys/hypervisor/version/minor", "1\n", 0444);
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl",
+	       "real xl: Xen 4.1 is not 4.17 or 4.19: the wrapper, which reports what is missing");
+	is_int(rc, 0, "real xl: and that is a success for the front");
+	ok(strstr(why, "/usr/lib/xen-4.1/bin/xl is missing") != NULL,
+	   "real xl: the note says what was passed over: %s", why);
+
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+	real_remove("/usr/lib/xen-4.17/bin/xl");
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl",
+	       "real xl: 4.17 running, only 4.19's tools left: the wrapper, never 4.19's xl");
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0644);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a versioned xl that is not executable is passed over");
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0755);
+
+	real_put("/sys/hypervisor/version/minor", "17rc\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a version that is not a number: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "0000000000000000017\n", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: a version too long to be one: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: an empty version: the wrapper");
+	real_put("/sys/hypervisor/version/minor", "17", 0444);
+	real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl", "real xl: a version without a newline is read");
+
+	real_remove("/sys/hypervisor/version/major");
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/sbin/xl", "real xl: no /sys/hypervisor: the wrapper, not the newest xl");
+	real_remove("/usr/sbin/xl");
+	real_put("/usr/local/sbin/xl", "local\n", 0755);
+	rc = real_choose("", NULL, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: no version, no wrapper: -ENOENT, not the newest xl");
+	ok(strstr(why, "not running under Xen") && strstr(why, "/usr/sbin/xl is missing"),
+	   "real xl: and why says what was tried: %s", why);
+	ok(!strstr(why, "/usr/local"), "real xl: /usr/local/sbin/xl, where the front may be linked, "
+	   "is not tried: %s", why);
+	real_remove("/usr/local/sbin/xl");
+
+	/* The front symlinked over /usr/sbin/xl must not run itself. */
+	real_put("/sys/hypervisor/version/major", "4\n", 0444);
+	real_put("/sys/hypervisor/version/minor", "18\n", 0444);
+	real_put("/front", "the front\n", 0755);
+	snprintf(path, sizeof(path), "%s/front", real_root);
+	stat(path, &front);
+	snprintf(cmd, sizeof(cmd), "%s/usr/sbin/xl", real_root);
+	ok(!symlink(path, cmd), "real xl: /usr/sbin/xl made a link to the front");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: the front is never chosen as the real xl");
+	ok(strstr(why, "/usr/sbin/xl is this front itself") != NULL,
+	   "real xl: and why says so: %s", why);
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+	real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl", "real xl: with the front as /usr/sbin/xl, 4.17's xl");
+	real_remove("/usr/lib/xen-4.17/bin/xl");
+	snprintf(cmd, sizeof(cmd), "%s/usr/lib/xen-4.17/bin/xl", real_root);
+	ok(!link(path, cmd), "real xl: 4.17's xl made a hard link to the front");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "real xl: a hard link to the front is the front too");
+	ok(strstr(why, "/usr/lib/xen-4.17/bin/xl is this front itself") != NULL,
+	   "real xl: and why says so: %s", why);
+
+	rc = real_choose("/opt/xen/sbin/xl", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "real xl: a configured REAL_XL is taken");
+	is_str(rel, "/opt/xen/sbin/xl", "real xl: as it is, whatever /sys/hypervisor says");
+	rc = xl_front_real_choose(real_root, path, &front, cmd, sizeof(cmd), why, sizeof(why));
+	is_int(rc, -ELOOP, "real xl: a configured REAL_XL that is the front is refused");
+	ok(strstr(why, "configured") && strstr(why, "this front itself"),
+	   "real xl: and why says so: %s", why);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", real_root);
+	if (system(cmd))
+		printf("# could not remove %s\n", real_root);
+}
+
 int main(void)
 {
 	test_front_parse();
+	test_target_pick();
+	test_real_xl();
 	test_rate_eta();
 	test_lines();
 	test_daemon_limit();

@@ -4,10 +4,10 @@
 # which need not be installed here), they have the sections every page of
 # theirs needs, and they cannot drift from the code silently: every key of
 # config/xenreaper.conf (and of daemon/config.h's summary) is documented in
-# xenreaper.conf.5, every node of daemon/layout.h's summary in
+# xenreaper.conf.5, every node of libxl-hook/xenreaper-layout.h's summary in
 # xenreaper-xenstore.7.  TAP on stdout.
 srcdir=${srcdir:-.}
-pages="xenreaperd.8 xenreaper.1 xenreaper.conf.5 xenreaper-xenstore.7"
+pages="xenreaperd.8 xenreaper.1 xenreaper.conf.5 xenreaper-xenstore.7 xenreaper-metrics.7"
 tmp=${TMPDIR:-/tmp}/test-man.$$
 trap 'rm -rf "$tmp"' EXIT
 
@@ -134,9 +134,9 @@ else
 	not_ok "read $conf, $confh and man/xenreaper.conf.5"
 fi
 
-# Every node of layout.h's summary in xenreaper-xenstore.7.  The summary
+# Every node of xenreaper-layout.h's summary in xenreaper-xenstore.7.  The summary
 # is a comment of paths with "{leaf,leaf,...}" lists, which may span lines.
-layout=$srcdir/daemon/layout.h
+layout=$srcdir/libxl-hook/xenreaper-layout.h
 if [ -r "$layout" ] && render xenreaper-xenstore.7; then
 	awk '/^ \*   \/tool\/xenreaper/ { insum = 1 }
 	     insum && /^ \*\// { insum = 0 }
@@ -153,12 +153,12 @@ if [ -r "$layout" ] && render xenreaper-xenstore.7; then
 		has_word "$node" "$tmp/xenreaper-xenstore.7.txt" || echo "node $node" >> "$tmp/missing"
 	done
 	if [ "$(wc -l < "$tmp/nodes")" -lt 20 ]; then
-		not_ok "nodes of daemon/layout.h found (got: $(tr '\n' ' ' < "$tmp/nodes"))"
+		not_ok "nodes of xenreaper-layout.h found (got: $(tr '\n' ' ' < "$tmp/nodes"))"
 	elif [ -s "$tmp/missing" ]; then
-		not_ok "xenreaper-xenstore.7 documents every node of layout.h"
+		not_ok "xenreaper-xenstore.7 documents every node of xenreaper-layout.h"
 		diag "$tmp/missing"
 	else
-		ok "xenreaper-xenstore.7 documents every node of layout.h ($(wc -l < "$tmp/nodes") names)"
+		ok "xenreaper-xenstore.7 documents every node of xenreaper-layout.h ($(wc -l < "$tmp/nodes") names)"
 	fi
 else
 	not_ok "read $layout and man/xenreaper-xenstore.7"

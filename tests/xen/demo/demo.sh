@@ -18,8 +18,13 @@ t0=$(xb_ms); xenstore-write /tool/xenreaper/request/$domid $uuid
 echo "the request is written; the daemon does the rest:"
 last=
 while :; do
-	line="state=$(xb_state $domid) pages-left=$(xb_read $XB_ROOT/job/$domid/pages-left) progress=$(xb_read $XB_ROOT/job/$domid/progress)%"
-	[ "$line" != "$last" ] && echo "  +$(( $(xb_ms) - t0 )) ms  $line"
+	# One read of the whole job (xenstore-ls), so a line never mixes two
+	# moments (separate reads are ~300 ms apart under emulation).
+	line=$(xenstore-ls $XB_ROOT/job/$domid 2>/dev/null | awk -F' = ' '
+		{ gsub(/^ +|"/, "", $1); gsub(/"/, "", $2); v[$1] = $2 }
+		END { if (v["state"] != "") printf "state=%s pages-left=%s progress=%s%% rate=%s MiB/s eta=%s",
+			v["state"], v["pages-left"], v["progress"], v["rate"] ? v["rate"] : "-", v["eta"] ? v["eta"] : "-" }')
+	[ -n "$line" ] && [ "$line" != "$last" ] && echo "  +$(( $(xb_ms) - t0 )) ms  $line"
 	last=$line
 	case $line in state=done*|state=failed*) break ;; esac
 	sleep 0.05

@@ -44,7 +44,7 @@ mid=$(awk '$2 == "destroying" && $3 > 0 && $3 < 524288 { n++; v = v " " $3 } END
 # 2048 MiB over the time from the first page released to the last.
 span=$(awk '$3 != "-" && $3 < 524288 && !t0 { t0 = $1 } $3 == "0" && !t1 { t1 = $1 } END { print t1 - t0 }' /tmp/samples)
 rate=$(awk '$2 == "destroying" && $4 != "-" { r = $4 } END { print r }' /tmp/samples)
-seen=$(awk -v s="$span" 'BEGIN { printf "%.1f", s > 0 ? 2048 * 1000 / s : 0 }')
+seen=$(awk -v s="$span" 'BEGIN { printf "%.1f", (s > 0 ? 2048 * 1000 / s : 0) }')
 xb_note "rate published mid-teardown ${rate:-none} MiB/s; 2048 MiB over ${span} ms seen by the samples: $seen MiB/s; done: $(xb_read $XB_ROOT/job/$domid/rate) MiB/s"
 xb_check "the published rate ${rate:-none} MiB/s is within a factor of 2 of $seen MiB/s" \
 	awk -v r="${rate:-0}" -v s="$seen" 'BEGIN { exit !(r > 0 && s > 0 && r <= 2 * s && r >= s / 2) }'
@@ -122,12 +122,13 @@ xb_is "$(xb_state $domid)" done "request written while stopped is served at star
 i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
 xb_is "$(xb_read $XB_ROOT/scrub/pages)" 0 "the scrub backlog drained before the idle check"
 if command -v strace >/dev/null; then
-	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/dev/null
+	timeout -s INT 3 strace -f -p $XB_DAEMON_PID -o /tmp/strace.idle 2>/tmp/strace.err
 	# Attached threads show their blocked call as "<detached ...>" at the end;
 	# anything else is a call that completed while idle.
 	attached=$(awk '{ print $1 }' /tmp/strace.idle | sort -u | wc -l)
 	calls=$(grep -Ev 'detached|resumed>|unfinished|^[0-9]+ +\+\+\+|---' /tmp/strace.idle | wc -l)
 	xb_check "strace attached to the daemon's $attached thread(s)" test "$attached" -gt 0
+	[ "$attached" -gt 0 ] || sed 's/^/XQTAP #   strace: /' /tmp/strace.err
 	xb_is "$calls" 0 "idle daemon makes no system calls in 3 s"
 	sed 's/^/XQTAP #   strace: /' /tmp/strace.idle | head -8
 fi
