@@ -6,8 +6,10 @@
  *
  *   - 0 or -EINVAL, and -EINVAL always with a message (terminated);
  *   - a command comes only from an argv word naming it (list, status,
- *     wait, destroy, or help), and a DOMAIN points into argv;
+ *     wait, destroy, wait-free, or help), and a DOMAIN points into argv;
  *   - wait and destroy always name a DOMAIN, list never does;
+ *   - wait-free names its SIZE, never more than 1 PiB (2^38 pages of
+ *     4 KiB: its stated bound, "1024T");
  *   - a timeout is -1 or from 0 to 7 days;
  *   - the same line gives the same answer twice, and argv is not changed.
  *
@@ -59,11 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		static const char *const words[] = {
 			[CLI_LIST] = "list", [CLI_STATUS] = "status", [CLI_WAIT] = "wait",
-			[CLI_DESTROY] = "destroy",
+			[CLI_DESTROY] = "destroy", [CLI_WAIT_FREE] = "wait-free",
 		};
 
 		if (args.command != CLI_NONE)
-			fuzz_check(args.command <= CLI_DESTROY && has_arg(argc, argv, words[args.command]),
+			fuzz_check(args.command <= CLI_WAIT_FREE && has_arg(argc, argv, words[args.command]),
 				   "command %d from no argv word naming it", args.command);
 		else
 			fuzz_check(args.help || args.version, "no command, and no --help or --version");
@@ -77,6 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   words[args.command]);
 			if (args.command == CLI_LIST)
 				fuzz_check(args.domain == NULL, "list with a DOMAIN");
+			if (args.command == CLI_WAIT_FREE)
+				fuzz_check(args.domain && args.size_pages <= (1ULL << 38),
+					   "wait-free with SIZE '%s' = %llu pages",
+					   args.domain ? args.domain : "(none)",
+					   (unsigned long long)args.size_pages);
 		}
 		fuzz_check(args.timeout_ms == -1 ||
 			   (args.timeout_ms >= 0 && args.timeout_ms <= 7LL * 24 * 3600 * 1000),
@@ -85,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = cli_args_parse(argc, argv, &again);
 	fuzz_check(again.command == args.command && again.domain == args.domain &&
 		   again.json == args.json && again.wait == args.wait &&
-		   again.timeout_ms == args.timeout_ms && !strcmp(again.error, args.error),
+		   again.timeout_ms == args.timeout_ms && again.size_pages == args.size_pages && !strcmp(again.error, args.error),
 		   "a second parse of the same line differs");
 	free(buf);
 	return 0;

@@ -4,9 +4,12 @@
  * (argv[0] is "xl").  Beyond surviving it, it checks what the front
  * promises:
  *
- *   - a line without the word "destroy" is always the real xl's;
- *   - the front serves a line (async, help or a usage error) only if it
- *     asks for --async (or a -a cluster) before any "--";
+ *   - a line without a word naming destroy (in full or by a prefix of at
+ *     least 3 letters, as xl accepts it) is never the front's; the front
+ *     serves a line (async, help or a usage error) only if it also asks
+ *     for --async (or a -a cluster);
+ *   - a create it looks at names create (in full or from "cr") at the
+ *     argv index it reports, and names no DOMAIN;
  *   - async names exactly one DOMAIN, an element of argv; a usage error
  *     names none, returns -EINVAL and has a message (xl-front.c prints
  *     the usage, which lists what is accepted, after it);
@@ -21,11 +24,20 @@
 
 #define MAX_ARGS 64
 
-/* Whether argv (from 1) holds WORD. */
-static int has_arg(int argc, char **argv, const char *word)
+/* Whether WORD names xl's command NAME, in full or by a prefix of at
+ * least MIN letters. */
+static int names_command(const char *word, const char *name, size_t min)
+{
+	size_t len = strlen(word);
+
+	return len >= min && !strncmp(word, name, len);
+}
+
+/* Whether argv (from 1) holds a word naming NAME. */
+static int has_command(int argc, char **argv, const char *name, size_t min)
 {
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], word))
+		if (names_command(argv[i], name, min))
 			return 1;
 	return 0;
 }
@@ -79,6 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_check(found, "DOMAIN does not point into argv");
 		break;
 	}
+	case XL_FRONT_CREATE:
+		fuzz_check(rc == 0, "create with rc %d", rc);
+		fuzz_check(args.command >= 1 && args.command < argc &&
+			   names_command(argv[args.command], "create", 2),
+			   "create at argv index %d", args.command);
+		fuzz_check(args.domain == NULL, "create naming DOMAIN '%s'", args.domain);
+		break;
 	case XL_FRONT_USAGE:
 		fuzz_check(rc == -EINVAL, "usage error with rc %d", rc);
 		fuzz_check(args.domain == NULL, "usage error naming DOMAIN '%s'", args.domain);
@@ -88,8 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		fuzz_fail("mode %d", args.mode);
 	}
-	if (args.mode != XL_FRONT_PASS) {
-		fuzz_check(has_arg(argc, argv, "destroy"), "mode %d without 'destroy'", args.mode);
+	if (args.mode != XL_FRONT_PASS && args.mode != XL_FRONT_CREATE) {
+		fuzz_check(has_command(argc, argv, "destroy", 3), "mode %d without 'destroy'", args.mode);
 		fuzz_check(has_async(argc, argv), "mode %d without --async", args.mode);
 	}
 	if (rc == 0 && args.mode != XL_FRONT_ASYNC)
@@ -99,6 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xl_front_parse(argc, argv, &again);
 	fuzz_check(again.mode == args.mode && again.wait == args.wait && again.force == args.force &&
 		   again.verbose == args.verbose && again.domain == args.domain &&
+		   (args.mode != XL_FRONT_CREATE || again.command == args.command) &&
 		   !strcmp(again.error, args.error), "a second parse of the same line differs");
 	free(buf);
 	return 0;
