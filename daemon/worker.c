@@ -142,6 +142,8 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 			return rc;
 		}
 		pool->n_threads++;
+		/* So that top -H and /proc/PID/task/N/comm tell them apart. */
+		pthread_setname_np(pool->threads[i], "xr-teardown");
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*out = pool;
