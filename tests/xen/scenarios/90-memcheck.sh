@@ -19,23 +19,23 @@ fi
 XB_DAEMON=$asan
 XB_DAEMON_LOG=/tmp/xenreaperd-asan.log
 : > $XB_DAEMON_LOG
-rm -f /tmp/asan.*
-# Reports go to /tmp/asan.PID; any of them fails the run.  libxl's destroy
+rm -f /tmp/asan-report.*
+# Reports go to /tmp/asan-report.PID; any of them fails the run.  libxl's destroy
 # child is a fork: it leaves with _exit, so no leak check runs there.
-export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:log_path=/tmp/asan
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=/tmp/asan
-cat > /tmp/asan.conf <<'CONF'
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:log_path=/tmp/asan-report
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=/tmp/asan-report
+cat > /tmp/memcheck.conf <<'CONF'
 [daemon]
 progress-interval = 250ms
 CONF
-xb_daemon_start -c /tmp/asan.conf || { xb_not_ok "the ASan build of xenreaperd starts"; xb_done; }
+xb_daemon_start -c /tmp/memcheck.conf || { xb_not_ok "the ASan build of xenreaperd starts"; xb_done; }
 xb_ok "the ASan build of xenreaperd starts on real Xen"
 d=$(xb_guest memcheck 256) || { xb_not_ok "create a 256 MiB guest"; xb_done; }
 xb_request $d
 xb_wait_final $d 120
 xb_is "$(xb_state $d)" done "a teardown under ASan ends done"
 xb_check "its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
-sed -i 's/250ms/500ms/' /tmp/asan.conf
+sed -i 's/250ms/500ms/' /tmp/memcheck.conf
 kill -HUP $XB_DAEMON_PID
 i=0; while ! grep -q 'policy reloaded' $XB_DAEMON_LOG && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 xb_check "SIGHUP reloaded the policy" grep -q 'policy reloaded' $XB_DAEMON_LOG
@@ -43,9 +43,9 @@ kill -TERM $XB_DAEMON_PID
 wait $XB_DAEMON_PID; rc=$?
 XB_DAEMON_PID=
 xb_is "$rc" 0 "the daemon exits 0 on SIGTERM (a report would make it fail)"
-reports=$(ls /tmp/asan.* 2>/dev/null | wc -l)
+reports=$(ls /tmp/asan-report.* 2>/dev/null | wc -l)
 xb_is "$reports" 0 "no AddressSanitizer, LeakSanitizer or UBSan report"
-[ "$reports" -eq 0 ] || cat /tmp/asan.* | head -40 | sed 's/^/XQTAP #   asan: /'
+[ "$reports" -eq 0 ] || cat /tmp/asan-report.* | head -40 | sed 's/^/XQTAP #   asan: /'
 xb_wait_memory $base "all memory back"
 unset ASAN_OPTIONS UBSAN_OPTIONS
 xb_done
