@@ -66,6 +66,8 @@ xb_check "  daemon/state read stopping while the teardown finished" grep -qx sto
 xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped after stop"
 xb_is "$(xb_state $d)" done "  and the job it waited for is done"
 xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
+# journald takes the daemon's stderr stream in its own time: wait for the line.
+i=0; while ! journalctl -u xenreaperd.service --no-pager -o cat | grep -q "stopping once 1 running teardown" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
 xb_check "  the journal says it waited for the running teardown" grep -q "stopping once 1 running teardown" /tmp/journal.out
 xb_wait_memory $base "all memory returned"
