@@ -54,22 +54,30 @@ xb_check "the journal has the job transitions" grep -q "destroying -> done" /tmp
 xb_check "  and the reload" grep -q "policy reloaded" /tmp/journal.out
 
 # systemctl stop mid-teardown: the daemon says stopping, lets the running
-# libxl_domain_destroy return, and only then exits; the job is done.
+# libxl_domain_destroy return, and only then exits; the job is done.  To
+# be sure the stop lands mid-teardown, libxl's destroy child (it forks
+# one for the destroy hypercall) is held stopped until the stop is seen.
 d=$(xb_guest unit3 2048) || xb_not_ok "create 2 GiB guest"
+main=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_request $d
-left=$($XB_TOOL wait-below $d 524288 60000)
-( while :; do xb_read $XB_ROOT/daemon/state; sleep 0.05; done ) > /tmp/states.out 2>&1 &
-watcher=$!
-xb_check "systemctl stop xenreaperd mid-teardown (domain held $left pages)" systemctl stop xenreaperd.service
-kill $watcher; wait $watcher 2>/dev/null
-xb_check "  daemon/state read stopping while the teardown finished" grep -qx stopping /tmp/states.out
-xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped after stop"
-xb_is "$(xb_state $d)" done "  and the job it waited for is done"
-xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
+child=; i=0
+while [ -z "$child" ] && [ $i -lt 3000 ]; do child=$(pgrep -P $main | head -n 1); i=$((i + 1)); done
+kill -STOP $child 2>/dev/null
+xb_check "libxl's destroy child (pid ${child:-none}, of xenreaperd $main) held stopped" test -n "$child"
+systemctl stop xenreaperd.service & stopper=$!
+xb_check "  systemctl stop: daemon/state reads stopping while the teardown runs" \
+	$XB_TOOL wait-node $XB_ROOT/daemon/state stopping 30000
 # journald takes the daemon's stderr stream in its own time: wait for the line.
 i=0; while ! journalctl -u xenreaperd.service --no-pager -o cat | grep -q "stopping once 1 running teardown" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
-xb_check "  the journal says it waited for the running teardown" grep -q "stopping once 1 running teardown" /tmp/journal.out
+xb_check "  the journal says it waits for the running teardown" grep -q "stopping once 1 running teardown" /tmp/journal.out
+xb_is "$(systemctl is-active xenreaperd.service)" deactivating "  the unit is deactivating meanwhile"
+kill -CONT $child 2>/dev/null
+wait $stopper; rc=$?
+xb_is "$rc" 0 "  systemctl stop returns once the teardown is done"
+xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped after stop"
+xb_is "$(xb_state $d)" done "  and the job it waited for is done"
+xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
 xb_wait_memory $base "all memory returned"
 
 # xenstored gone: the idle daemon notices at its next watchdog ping, says
@@ -77,7 +85,10 @@ xb_wait_memory $base "all memory returned"
 # restart xenstored.)
 xb_check "systemctl start xenreaperd again" systemctl start xenreaperd.service
 restarts=$(systemctl show -p NRestarts --value xenreaperd.service)
-kill -9 $(cat /run/xenstored.pid 2>/dev/null || pidof xenstored)
+# Debian's init script runs oxenstored (else xenstored) with this pid file.
+store=$(cat /run/xenstore.pid 2>/dev/null || pidof oxenstored xenstored)
+xb_check "xenstored's pid (${store:-none})" test -n "$store"
+kill -9 $store
 i=0; while ! journalctl -u xenreaperd.service --no-pager -o cat | grep -q "lost the connection to xenstored" && [ $i -lt 450 ]; do sleep 0.2; i=$((i + 1)); done
 journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
 xb_check "xenstored killed: the daemon logs that it lost the connection (within $((i / 5)) s)" grep -q "lost the connection to xenstored" /tmp/journal.out
