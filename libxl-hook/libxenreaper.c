@@ -945,6 +945,23 @@ static int xr_drain_events(struct xenreaper *h)
 	}
 }
 
+/* Sleep until a watch fires on PFD, TICK_MS pass or DEADLINE (-1: none)
+ * comes, then drop the pending events; 0, or a negative errno set in H. */
+static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadline, int64_t now,
+			int tick_ms)
+{
+	int slice = tick_ms, rc;
+
+	if (deadline >= 0 && deadline - now < slice)
+		slice = deadline - now;
+	if (poll(pfd, 1, slice) < 0 && errno != EINTR)
+		return xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
+	rc = xr_drain_events(h);
+	if (rc)
+		return xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
+	return 0;
+}
+
 int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
 		   xenreaper_wait_cb cb, void *arg)
 {
@@ -954,7 +971,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 	struct xr_snap snap;
 	int64_t deadline = -1, now;
 	unsigned watched = 0;
-	int verdict, slice, rc;
+	int verdict, rc;
 
 	xr_clear(h);
 	if (domid > LAYOUT_DOMID_MAX)
@@ -1010,18 +1027,9 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 				     st.state_name, timeout_ms);
 			goto out;
 		}
-		slice = XR_TICK_MS;
-		if (deadline >= 0 && deadline - now < slice)
-			slice = deadline - now;
-		if (poll(&pfd, 1, slice) < 0 && errno != EINTR) {
-			rc = xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
+		rc = xr_wait_turn(h, &pfd, deadline, now, XR_TICK_MS);
+		if (rc)
 			goto out;
-		}
-		rc = xr_drain_events(h);
-		if (rc) {
-			rc = xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
-			goto out;
-		}
 	}
 out:
 	while (watched-- > 0)
@@ -1183,7 +1191,7 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 	struct pollfd pfd;
 	int64_t deadline = -1, start, now;
 	unsigned watched = 0;
-	int slice, rc;
+	int rc;
 
 	xr_clear(h);
 	start = xr_mono_ms();
@@ -1243,18 +1251,9 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 				     job, mem.teardowns > 1 ? " (and more)" : "");
 			goto out;
 		}
-		slice = XR_MEMORY_TICK_MS;
-		if (deadline >= 0 && deadline - now < slice)
-			slice = deadline - now;
-		if (poll(&pfd, 1, slice) < 0 && errno != EINTR) {
-			rc = xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
+		rc = xr_wait_turn(h, &pfd, deadline, now, XR_MEMORY_TICK_MS);
+		if (rc)
 			goto out;
-		}
-		rc = xr_drain_events(h);
-		if (rc) {
-			rc = xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
-			goto out;
-		}
 	}
 out:
 	while (watched-- > 0)

@@ -458,20 +458,27 @@ static void cli_on_signal(int sig)
 	cli_interrupted = 1;
 }
 
-/* Follow DOMID/UUID until it ends; returns the exit code. */
-static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t domid, const char *uuid,
-		      const char *name, int64_t limit_ms)
+/* SIGINT and SIGTERM end a wait cleanly (its exit code says interrupted). */
+static void cli_catch_signals(void)
 {
-	struct xenreaper_status st;
 	struct sigaction sa;
-	struct progress p;
-	int ret, rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = cli_on_signal;	/* no SA_RESTART: the wait notices at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Follow DOMID/UUID until it ends; returns the exit code. */
+static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t domid, const char *uuid,
+		      const char *name, int64_t limit_ms)
+{
+	struct xenreaper_status st;
+	struct progress p;
+	int ret, rc;
+
+	cli_catch_signals();
 
 	progress_init(&p, stdout, isatty(STDOUT_FILENO), domid, name);
 	p.prog = "xenreaper";
@@ -624,15 +631,10 @@ static void cli_json_memory(const struct memwait *w, int rc, const char *message
 
 static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 {
-	struct sigaction sa;
 	struct memwait w;
 	int ret, rc;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cli_on_signal;	/* no SA_RESTART: the wait notices at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_signals();
 
 	memwait_init(&w, stdout, isatty(STDOUT_FILENO), c->size_pages);
 	w.quiet = c->json;
