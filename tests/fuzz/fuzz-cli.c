@@ -32,24 +32,11 @@ static int has_arg(int argc, char **argv, const char *word)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1), *copy[MAX_ARGS + 1], *argv[MAX_ARGS + 1];
+	char *buf, *copy[MAX_ARGS + 1], *argv[MAX_ARGS + 1];
 	struct cli_args args, again;
-	int argc = 1, rc, found;
-	size_t start = 0;
+	int argc, rc, found;
 
-	if (!buf)
-		abort();
-	memcpy(buf, data, size);
-	buf[size] = '\0';
-	argv[0] = "xenreaper";
-	for (size_t i = 0; i <= size && argc < MAX_ARGS; i++) {
-		if (i == size || buf[i] == '\0') {
-			buf[i] = '\0';
-			argv[argc++] = buf + start;
-			start = i + 1;
-		}
-	}
-	argv[argc] = NULL;
+	argc = fuzz_split_argv(data, size, "xenreaper", argv, MAX_ARGS, &buf);
 	memcpy(copy, argv, sizeof(argv));
 
 	rc = cli_args_parse(argc, argv, &args);

@@ -54,24 +54,11 @@ static int has_async(int argc, char **argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *buf = malloc(size + 1), *copy[MAX_ARGS + 1], *argv[MAX_ARGS + 1];
+	char *buf, *copy[MAX_ARGS + 1], *argv[MAX_ARGS + 1];
 	struct xl_front_args args, again;
-	int argc = 1, rc;
-	size_t start = 0;
+	int argc, rc;
 
-	if (!buf)
-		abort();
-	memcpy(buf, data, size);
-	buf[size] = '\0';
-	argv[0] = "xl";
-	for (size_t i = 0; i <= size && argc < MAX_ARGS; i++) {
-		if (i == size || buf[i] == '\0') {
-			buf[i] = '\0';
-			argv[argc++] = buf + start;
-			start = i + 1;
-		}
-	}
-	argv[argc] = NULL;
+	argc = fuzz_split_argv(data, size, "xl", argv, MAX_ARGS, &buf);
 	memcpy(copy, argv, sizeof(argv));
 
 	rc = xl_front_parse(argc, argv, &args);

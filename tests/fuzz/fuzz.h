@@ -50,3 +50,26 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
 	s[size] = '\0';
 	return s;
 }
+
+/* DATA as an argument vector: ARGV[0] is PROG, the rest are DATA's pieces
+ * between NUL bytes (at most MAX - 1 of them), ARGV[argc] is NULL; ARGV
+ * must hold MAX + 1 pointers.  Returns argc; free() *BUF afterwards. */
+static inline int fuzz_split_argv(const uint8_t *data, size_t size, const char *prog, char **argv,
+				  int max, char **buf)
+{
+	char *copy = fuzz_string(data, size);
+	size_t start = 0;
+	int argc = 1;
+
+	argv[0] = (char *)prog;
+	for (size_t i = 0; i <= size && argc < max; i++) {
+		if (i == size || copy[i] == '\0') {
+			copy[i] = '\0';
+			argv[argc++] = copy + start;
+			start = i + 1;
+		}
+	}
+	argv[argc] = NULL;
+	*buf = copy;
+	return argc;
+}
