@@ -63,15 +63,19 @@ xb_check "  and the reload" grep -q "policy reloaded" /tmp/journal.out
 
 # systemctl stop mid-teardown: the daemon says stopping, lets the running
 # libxl_domain_destroy return, and only then exits; the job is done.  To
-# be sure the stop lands mid-teardown, libxl's destroy child (it forks
-# one for the destroy hypercall) is held stopped until the stop is seen.
-d=$(xb_guest unit3 2048) || xb_not_ok "create 2 GiB guest"
-main=$(systemctl show -p MainPID --value xenreaperd.service)
+# be sure the stop lands mid-teardown, the destroy is held in its worker:
+# libxl takes the domain's userdata lock (flock(2), under /var/lib/xen)
+# before the hypercall, and this scenario holds that lock until the stop
+# has been seen.
+d=$(xb_guest unit3 256) || xb_not_ok "create 256 MiB guest"
+lockfile=/var/lib/xen/userdata-l.$d.$($XB_TOOL uuid $d).domain-userdata-lock
+flock -o $lockfile sleep 600 & holder=$!
+end=$(($(date +%s) + 30))
+while flock -n $lockfile true && [ $(date +%s) -lt $end ]; do sleep 0.1; done
+xb_check "libxl's lock for domain $d held by the scenario" sh -c "! flock -n $lockfile true"
 xb_request $d
-child=; end=$(($(date +%s) + 30))
-while [ -z "$child" ] && [ $(date +%s) -lt $end ]; do child=$(pgrep -P $main | head -n 1); done
-kill -STOP $child 2>/dev/null
-xb_check "libxl's destroy child (pid ${child:-none}, of xenreaperd $main) held stopped" test -n "$child"
+xb_wait_state $d destroying 30
+xb_is "$(xb_state $d)" destroying "  the teardown is in its worker, waiting for the lock"
 systemctl stop xenreaperd.service & stopper=$!
 xb_check "  systemctl stop: daemon/state reads stopping while the teardown runs" \
 	$XB_TOOL wait-node $XB_ROOT/daemon/state stopping 30000
@@ -80,7 +84,7 @@ journal_wait "stopping once 1 running teardown" 10
 journalctl -u xenreaperd.service --no-pager -o cat > /tmp/journal.out 2>&1
 xb_check "  the journal says it waits for the running teardown" grep -q "stopping once 1 running teardown" /tmp/journal.out
 xb_is "$(systemctl is-active xenreaperd.service)" deactivating "  the unit is deactivating meanwhile"
-kill -CONT $child 2>/dev/null
+kill $(pgrep -P $holder) $holder 2>/dev/null
 wait $stopper; rc=$?
 xb_is "$rc" 0 "  systemctl stop returns once the teardown is done"
 xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped after stop"
