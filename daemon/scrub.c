@@ -90,6 +90,10 @@ bool scrub_track(struct scrub *sc, struct job *job)
 	if (!sc->sources || now < sc->broken_until_mono)
 		return false;
 	job->scrub_tracked = true;
+	/* Xen marks every page a dying domain frees as needing a scrub
+	 * (free_domheap_pages: d->is_dying), so until a probe says how many
+	 * are clean, all of them wait. */
+	job->scrub_pages = job->pages_total;
 	if (!sc->tracked++)
 		sc->have_last = false;	/* a new backlog: the old figure says nothing */
 	sc->tracked_sync += job->policy == JOB_POLICY_SYNC;

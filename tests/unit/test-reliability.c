@@ -210,6 +210,9 @@ static void test_failing_probe_gives_up(void)
 	bed_request(&b, 80, 80);
 	bed_settle(&b);
 	is_str(bed_node(&b, 80, "state"), "scrubbing", "a sync job waits for its figure");
+	/* Seen on real Xen: scrubbing with scrub-pages 0 until the first
+	 * probe, against the man page's "stays scrubbing until this is 0". */
+	is_str(bed_node(&b, 80, "scrub-pages"), "1000", "  and, before any figure, all it released waits for a scrub");
 	b.wakeups = 0;
 	bed_run(&b, SCRUB_GIVE_UP_MS + 20000);
 	is_str(bed_node(&b, 80, "state"), "done", "probes failing for long: the job ends done");
