@@ -1,7 +1,9 @@
-# xenreaperd started before xenstored (early/80-early-start.sh started it,
+# xenreaperd started before xenstored (early/50-early-start.sh started it,
 # under a restart-on-failure supervisor, before dom0's xenstored ran): it
 # must end up running and serving requests once xenstored is up, and say
 # exactly once, in one log line, that it is waiting for xenstored.
+# First in its boot: until it stops that daemon, no other scenario could
+# start one (the single-instance lock).
 . $XB_LIB
 E=/tmp/early
 xb_check "the early hook ran before xenstored" test -s /tmp/xb-early-$XB_SCENARIO.log

@@ -1,4 +1,4 @@
-# Early hook for 80-early-start: runs before xenstored exists (see xenbench
+# Early hook for 50-early-start: runs before xenstored exists (see xenbench
 # --help).  Starts xenreaperd under a minimal supervisor that restarts it
 # when it exits non-zero, as systemd's Restart=on-failure (RestartSec=1s)
 # would, so the scenario sees the same outcome whichever way the daemon
