@@ -107,7 +107,7 @@ name = "small"
 uuid = "5bd9f4a6-2c1e-4f0b-9d43-8a7e61c0b2d5"
 type = "pv"
 kernel = "$XB_KERNEL"
-memory = 64
+memory = 128
 vcpus = 1
 EOF
 same() {
@@ -141,7 +141,7 @@ head -n 2 /tmp/create.out | sed 's/^/XQTAP #   /'
 [ $rc = 0 ] || grep -iE 'error|fail|cannot|invalid' /tmp/create.out | head -n 12 | sed 's/^/XQTAP #   /'
 xb_is $rc 0 "xl create with memory to spare through the front: exit 0 ($t ms)"
 xb_check "  no wait" sh -c "! grep -q 'waiting for memory' /tmp/create.out"
-xb_check "  the front's estimate, with -v: 68 MiB needed (64, a 1.25 MiB pool, 1 MiB, rounded up to 2)" grep -q "68 MiB needed" /tmp/create.out
+xb_check "  the front's estimate, with -v: 132 MiB needed (128, a 1.5 MiB pool, 1 MiB, rounded up to 2)" grep -q "132 MiB needed" /tmp/create.out
 s=$(xl domid small 2>/dev/null)
 xb_check "  the guest exists (domain $s)" test -n "$s"
 xb_note "  it took $(( (free_before - $(xb_free_pages)) / 256 )) MiB of free memory"
