@@ -304,6 +304,10 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 	const char *sep = job->error ? ": " : "", *why = job->error ? job->error : "";
 	int rc;
 
+	/* Publish first: the log never says a state xenstore does not hold
+	 * yet (a SIGKILL between the two would have a restarted daemon resume
+	 * a job the journal already called done, and finish it again). */
+	rc = reaper_publish_job(r, job, false);
 	if (job_state_is_final(job->state) && job->started_mono)
 		log_info("domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
 			 job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
@@ -311,7 +315,6 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 	else
 		log_info("domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
 			 reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
-	rc = reaper_publish_job(r, job, false);
 	if (rc)
 		log_warning("domain %u: could not publish state %s: %s; trying again with back-off",
 			    job->domid, job_state_name(job->state), strerror(-rc));
