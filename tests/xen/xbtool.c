@@ -1,8 +1,9 @@
 /*
  * xbtool: what the real-Xen scenarios need to ask the hypervisor quickly and
  * precisely (xl pays libxl's start-up, ~1 s under emulation, on every call).
- * Test tooling only; it never changes a domain (kill-when signals a process,
- * the daemon under test).
+ * Test tooling only; it changes no domain except in floor-destroy, the
+ * benchmarks' teardown floor (kill-when signals a process, the daemon
+ * under test).
  *
  *   xbtool free-pages              free pages in the heap
  *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
@@ -40,9 +41,18 @@
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
  *                                  exit with CMD's status
- *   xbtool back FILE PAGES CMD [ARG...]  the same, and also wait until free
- *                                  pages reach PAGES; FILE gets
- *                                  "BLOCKED_MS BACK_MS", both from the fork
+ *   xbtool back [-t TRACE:DOMID] FILE PAGES CMD [ARG...]  the same, and
+ *                                  also wait until free pages reach PAGES;
+ *                                  FILE gets "BLOCKED_MS BACK_MS", both from
+ *                                  the fork; with -t, every 20 ms TRACE gets
+ *                                  "MS TOT_PAGES_OF_DOMID FREE_PAGES" (for
+ *                                  the pages-left plot)
+ *   xbtool floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID  the teardown
+ *                                  floor: with a libxl context made first
+ *                                  (not timed), libxl_domain_destroy(DOMID)
+ *                                  from the call; FILE gets "RETURN_MS
+ *                                  BACK_MS" (the call returned; free pages
+ *                                  reached PAGES)
  *
  * Under emulation starting any process costs hundreds of milliseconds, so
  * "t0=$(xbtool ms); cmd; t1=$(xbtool ms)" mostly measures xbtool itself;
@@ -61,6 +71,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <libxl.h>
+#include <pthread.h>
 #include <xenctrl.h>
 #include <xenforeignmemory.h>
 #include <xenstore.h>
@@ -93,26 +105,81 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
 }
 
-/* `time` and `back`: ARGS is FILE [PAGES] CMD... */
+/* What is being waited for while a teardown runs: the command (or the
+ * floor's destroy call) to finish, and free pages to reach TARGET. */
+struct back_watch {
+	xc_interface *xch;
+	uint64_t target;
+	FILE *trace;		/* NULL, or "ms tot_pages free_pages" every 20 ms */
+	uint32_t trace_domid;
+	int64_t start, last_trace;
+	int64_t done_ms, back_ms;	/* -1 until seen */
+};
+
+/* Parse "-t TRACE:DOMID" at ARGS (moving past it); 0, or -EINVAL. */
+static int back_trace_arg(char ***args, struct back_watch *w)
+{
+	char *colon;
+
+	if (!**args || strcmp(**args, "-t"))
+		return 0;
+	if (!(*args)[1] || !(colon = strrchr((*args)[1], ':')))
+		return -EINVAL;
+	*colon = '\0';
+	w->trace = fopen((*args)[1], "w");
+	if (!w->trace)
+		return -errno;
+	w->trace_domid = atoi(colon + 1);
+	*args += 2;
+	return 0;
+}
+
+/* One look: is the memory back yet; and a trace line when one is due. */
+static void back_poll(struct back_watch *w)
+{
+	int64_t now = now_ms(CLOCK_MONOTONIC) - w->start;
+	xc_domaininfo_t info;
+	uint64_t pages = 0;
+
+	if (free_pages(w->xch, &pages))
+		return;
+	if (w->back_ms < 0 && pages >= w->target)
+		w->back_ms = now;
+	if (w->trace && (w->last_trace < 0 || now - w->last_trace >= 20)) {
+		w->last_trace = now;
+		fprintf(w->trace, "%" PRId64 " %" PRIu64 " %" PRIu64 "\n", now,
+			domain_info(w->xch, w->trace_domid, &info) ? 0 : (uint64_t)info.tot_pages,
+			pages);
+	}
+}
+
+/* `time` and `back`: ARGS is [-t TRACE:DOMID] FILE [PAGES] CMD... */
 static int time_command(bool until_free, char **args)
 {
-	int64_t start, blocked = -1, back = -1;
-	uint64_t target = 0, pages = 0;
-	xc_interface *xch = NULL;
-	const char *file = *args++;
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	const char *file;
 	int status = 0, exited = 0;
 	FILE *out;
 	pid_t pid;
 
 	if (until_free) {
-		target = strtoull(*args++, NULL, 10);
-		xch = xc_interface_open(NULL, NULL, 0);
-		if (!xch) {
+		if (back_trace_arg(&args, &w)) {
+			fprintf(stderr, "xbtool: -t wants TRACE:DOMID\n");
+			return 2;
+		}
+		if (!args[0] || !args[1] || !args[2])
+			return 2;
+	}
+	file = *args++;
+	if (until_free) {
+		w.target = strtoull(*args++, NULL, 10);
+		w.xch = xc_interface_open(NULL, NULL, 0);
+		if (!w.xch) {
 			perror("xbtool: xc_interface_open");
 			return 2;
 		}
 	}
-	start = now_ms(CLOCK_MONOTONIC);
+	w.start = now_ms(CLOCK_MONOTONIC);
 	pid = fork();
 	if (pid == 0) {
 		execvp(args[0], args);
@@ -124,28 +191,108 @@ static int time_command(bool until_free, char **args)
 		return 2;
 	}
 	/* Poll both: the command's exit, and (for back) the free memory. */
-	while (!exited || (until_free && back < 0)) {
+	while (!exited || (until_free && w.back_ms < 0)) {
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
-			blocked = now_ms(CLOCK_MONOTONIC) - start;
+			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
 		}
-		if (until_free && back < 0 && !free_pages(xch, &pages) && pages >= target)
-			back = now_ms(CLOCK_MONOTONIC) - start;
-		if (now_ms(CLOCK_MONOTONIC) - start > 300000)
+		if (until_free)
+			back_poll(&w);
+		if (now_ms(CLOCK_MONOTONIC) - w.start > 300000)
 			break;
 		usleep(2000);
 	}
-	if (xch)
-		xc_interface_close(xch);
+	if (w.xch)
+		xc_interface_close(w.xch);
+	if (w.trace)
+		fclose(w.trace);
 	out = fopen(file, "w");
 	if (out) {
 		if (until_free)
-			fprintf(out, "%" PRId64 " %" PRId64 "\n", blocked, back);
+			fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
 		else
-			fprintf(out, "%" PRId64 "\n", blocked);
+			fprintf(out, "%" PRId64 "\n", w.done_ms);
 		fclose(out);
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct floor_call {
+	libxl_ctx *ctx;
+	uint32_t domid;
+	int rc;
+	volatile int done;
+};
+
+static void *floor_thread(void *arg)
+{
+	struct floor_call *call = arg;
+
+	call->rc = libxl_domain_destroy(call->ctx, call->domid, NULL);
+	__atomic_store_n(&call->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* `floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID`: the least any dom0
+ * toolstack pays for a teardown, its libxl context already open (as a
+ * daemon's is).  The call runs on a thread because free memory may come
+ * back before libxl_domain_destroy returns; this thread watches it. */
+static int floor_destroy(char **args)
+{
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	struct floor_call call = { 0 };
+	xentoollog_logger_stdiostream *logger;
+	pthread_t thread;
+	const char *file;
+	FILE *out;
+	int rc = 2;
+
+	if (back_trace_arg(&args, &w) || !args[0] || !args[1] || !args[2] || args[3]) {
+		fprintf(stderr, "xbtool: floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID\n");
+		return 2;
+	}
+	file = args[0];
+	w.target = strtoull(args[1], NULL, 10);
+	call.domid = atoi(args[2]);
+	logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	w.xch = xc_interface_open(NULL, NULL, 0);
+	if (!logger || !w.xch ||
+	    libxl_ctx_alloc(&call.ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
+		fprintf(stderr, "xbtool: no libxl context\n");
+		goto out;
+	}
+	w.start = now_ms(CLOCK_MONOTONIC);
+	if (pthread_create(&thread, NULL, floor_thread, &call)) {
+		perror("xbtool: pthread_create");
+		goto out;
+	}
+	while (w.done_ms < 0 || w.back_ms < 0) {
+		if (w.done_ms < 0 && __atomic_load_n(&call.done, __ATOMIC_ACQUIRE))
+			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
+		back_poll(&w);
+		if (now_ms(CLOCK_MONOTONIC) - w.start > 300000)
+			break;
+		usleep(2000);
+	}
+	pthread_join(thread, NULL);
+	out = fopen(file, "w");
+	if (out) {
+		fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
+		fclose(out);
+	}
+	if (call.rc)
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u): %d\n", call.domid, call.rc);
+	rc = call.rc || w.back_ms < 0;
+out:
+	if (call.ctx)
+		libxl_ctx_free(call.ctx);
+	if (w.xch)
+		xc_interface_close(w.xch);
+	if (logger)
+		xtl_logger_destroy((xentoollog_logger *)logger);
+	if (w.trace)
+		fclose(w.trace);
+	return rc;
 }
 
 /* A shell loop of xenstore-read manages a sample every few hundred ms
@@ -415,7 +562,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
-		"       time FILE CMD... | back FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       time FILE CMD... | back [-t TRACE:D] FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
 	return 2;
@@ -433,6 +581,8 @@ int main(int argc, char **argv)
 		return usage();
 	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
 		return time_command(argv[1][0] == 'b', argv + 2);
+	if (!strcmp(argv[1], "floor-destroy"))
+		return floor_destroy(argv + 2);
 	if (!strcmp(argv[1], "sample-job") && argc == 5)
 		return sample_job(argv[2], atoll(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "wait-node") && argc == 5)
