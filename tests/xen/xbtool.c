@@ -46,7 +46,10 @@
  *                                  FILE gets "BLOCKED_MS BACK_MS", both from
  *                                  the fork; with -t, every 20 ms TRACE gets
  *                                  "MS TOT_PAGES_OF_DOMID FREE_PAGES" (for
- *                                  the pages-left plot)
+ *                                  the pages-left plot); with -n PATH=VALUE,
+ *                                  then also wait (a watch) until PATH reads
+ *                                  VALUE and add that time as a third figure
+ *                                  (e.g. a sync job done: memory clean)
  *   xbtool floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID  the teardown
  *                                  floor: with a libxl context made first
  *                                  (not timed), libxl_domain_destroy(DOMID)
@@ -105,6 +108,8 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
 }
 
+static int node_wait(const char *path, const char *want, int64_t limit, char **seen);
+
 /* What is being waited for while a teardown runs: the command (or the
  * floor's destroy call) to finish, and free pages to reach TARGET. */
 struct back_watch {
@@ -114,23 +119,35 @@ struct back_watch {
 	uint32_t trace_domid;
 	int64_t start, last_trace;
 	int64_t done_ms, back_ms;	/* -1 until seen */
+	char *node_path, *node_value;	/* -n: then wait for this node */
 };
 
-/* Parse "-t TRACE:DOMID" at ARGS (moving past it); 0, or -EINVAL. */
+/* Parse "-t TRACE:DOMID" and "-n PATH=VALUE" at ARGS (moving past them);
+ * 0, or -EINVAL. */
 static int back_trace_arg(char ***args, struct back_watch *w)
 {
-	char *colon;
+	char *sep;
 
-	if (!**args || strcmp(**args, "-t"))
-		return 0;
-	if (!(*args)[1] || !(colon = strrchr((*args)[1], ':')))
-		return -EINVAL;
-	*colon = '\0';
-	w->trace = fopen((*args)[1], "w");
-	if (!w->trace)
-		return -errno;
-	w->trace_domid = atoi(colon + 1);
-	*args += 2;
+	while (**args && (!strcmp(**args, "-t") || !strcmp(**args, "-n"))) {
+		if (!(*args)[1])
+			return -EINVAL;
+		if (!strcmp(**args, "-n")) {
+			if (!(sep = strchr((*args)[1], '=')))
+				return -EINVAL;
+			*sep = '\0';
+			w->node_path = (*args)[1];
+			w->node_value = sep + 1;
+		} else {
+			if (!(sep = strrchr((*args)[1], ':')))
+				return -EINVAL;
+			*sep = '\0';
+			w->trace = fopen((*args)[1], "w");
+			if (!w->trace)
+				return -errno;
+			w->trace_domid = atoi(sep + 1);
+		}
+		*args += 2;
+	}
 	return 0;
 }
 
@@ -157,6 +174,7 @@ static void back_poll(struct back_watch *w)
 static int time_command(bool until_free, char **args)
 {
 	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	int64_t node_ms = -1;
 	const char *file;
 	int status = 0, exited = 0;
 	FILE *out;
@@ -164,7 +182,7 @@ static int time_command(bool until_free, char **args)
 
 	if (until_free) {
 		if (back_trace_arg(&args, &w)) {
-			fprintf(stderr, "xbtool: -t wants TRACE:DOMID\n");
+			fprintf(stderr, "xbtool: -t wants TRACE:DOMID, -n PATH=VALUE\n");
 			return 2;
 		}
 		if (!args[0] || !args[1] || !args[2])
@@ -202,13 +220,25 @@ static int time_command(bool until_free, char **args)
 			break;
 		usleep(2000);
 	}
+	if (w.node_path && w.back_ms >= 0) {
+		/* The node comes after the memory (a sync job's done): a watch,
+		 * not polling, so xenstored is not kept busy meanwhile. */
+		char *seen = NULL;
+
+		if (!node_wait(w.node_path, w.node_value, 300000, &seen))
+			node_ms = now_ms(CLOCK_MONOTONIC) - w.start;
+		free(seen);
+	}
 	if (w.xch)
 		xc_interface_close(w.xch);
 	if (w.trace)
 		fclose(w.trace);
 	out = fopen(file, "w");
 	if (out) {
-		if (until_free)
+		if (w.node_path)
+			fprintf(out, "%" PRId64 " %" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms,
+				node_ms);
+		else if (until_free)
 			fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
 		else
 			fprintf(out, "%" PRId64 "\n", w.done_ms);
@@ -562,7 +592,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
-		"       time FILE CMD... | back [-t TRACE:D] FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] FILE PAGES CMD... | sample-job D MS FILE |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
