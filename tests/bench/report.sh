@@ -122,7 +122,8 @@ cat <<EOF
 From the request (the fork of the asking command; for the floor, the call)
 until Xen's free memory is back at its baseline less 1 MiB.  The teardown
 floor is \`libxl_domain_destroy\` called by a process whose libxl context is
-already open (\`xbtool floor-destroy\`).  xenreaperd deferred (the
+already open (\`xbtool floor-destroy\`).  \`xl destroy\` and the floors
+were measured with no daemon running.  xenreaperd deferred (the
 default policy) is timed from the fork of \`xl destroy --async\`; sync
 from the fork of \`xenreaper destroy\`, and its request-to-clean until its
 job is \`done\` (the daemon saw the scrub backlog at 0).  Goal: xenreaperd deferred ≤ 1.1× the teardown floor.
@@ -218,6 +219,10 @@ tail -n +2 "$out/scale.csv" | sort -t, -k1,1n -k4,4n | awk -F, '
 		g = med[order[k]] / med[order[1]]
 		printf "\nGrowth of the daemon'"'"'s CPU per request from N = %d to N = %d: **%.2f×** ", order[1], order[k], g
 		printf "(1.0 is linear overall, below 1 better; the goal, linear or better, counting up to 1.1× as run-to-run noise: %s).\n", g <= 1.1 ? "met" : sprintf("**MISSED** by %.0f %%", (g / 1.1 - 1) * 100)
+		printf "Step by step:"
+		for (i = 2; i <= k; i++)
+			printf "%s N = %d to %d: %.2f×", (i > 2 ? ";" : ""), order[i - 1], order[i], med[order[i]] / med[order[i - 1]]
+		printf ".\n"
 	      } }'
 cat <<EOF
 

@@ -300,9 +300,16 @@ static int floor_destroy(char **args)
 		if (w.done_ms < 0 && __atomic_load_n(&call.done, __ATOMIC_ACQUIRE))
 			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
 		back_poll(&w);
-		if (now_ms(CLOCK_MONOTONIC) - w.start > 300000)
+		if (now_ms(CLOCK_MONOTONIC) - w.start > 120000)
 			break;
 		usleep(2000);
+	}
+	if (w.done_ms < 0) {
+		/* A destroy that never returns must fail the bench, not hang
+		 * it: leave without joining (exit ends the thread). */
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) has not returned after 120 s"
+			" (memory %s)\n", call.domid, w.back_ms < 0 ? "not back" : "back");
+		exit(1);
 	}
 	pthread_join(thread, NULL);
 	out = fopen(file, "w");

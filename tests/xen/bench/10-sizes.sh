@@ -11,8 +11,10 @@
 #                    request-to-clean (its job done once the scrub backlog
 #                    is measured 0)
 #   daemon           RSS idle and after the jobs, idle wake-ups
-# Each size XB_BENCH_RUNS times (default 3), tools interleaved within a run
-# so that drift hits them alike; guests are created a few at a time in
+# Each size XB_BENCH_RUNS times (default 3), in three phases: xl destroy and
+# the floors with no daemon running, then xenreaperd deferred, then sync;
+# within a phase tools interleave run by run so that drift hits them
+# alike.  Guests are created a few at a time in
 # parallel, then destroyed one by one with nothing else running.  Every
 # program is run once first: the first exec over 9p reads it from the host
 # (seconds under emulation), which is no teardown's cost.  Times are
@@ -34,7 +36,16 @@ CSV=/tmp/xen-sizes.csv
 echo "measure,size_mib,tool,run,value_ms" > $CSV
 echo "measure,size_mib,tool,run,value" > /tmp/xen-daemon.csv
 
-fail() { xb_not_ok "$*"; xb_daemon_log 30; xb_done; }
+# On failure, what dom0 was doing (a hung call shows in its wait channel).
+fail() {
+	xb_not_ok "$*"
+	ps -eo pid,stat,wchan:24,etime,args | grep -v ' \[' | tail -n 25 | sed 's/^/XQTAP #   ps: /'
+	xl list | sed 's/^/XQTAP #   xl list: /'
+	xb_daemon_log 30
+	xb_done
+}
+# Each measured command is bounded: a hang fails the bench loudly.
+T="timeout 200"
 
 # create_par MIB NAME...: the guests at once (in the background); each
 # NAME's domid in /tmp/NAME.domid.
@@ -63,10 +74,10 @@ one() {
 	[ $_mib = $TRACE_MIB ] && [ $_run = 1 ] && _trace="-t /tmp/xen-trace-$_tool.dat:$_d"
 	rm -f /tmp/m.ms
 	case $_tool in
-	xl) $XB_TOOL back $_trace /tmp/m.ms $_target xl destroy $_d ;;
-	xl-async) $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
-	floor) $XB_TOOL floor-destroy $_trace /tmp/m.ms $_target $_d ;;
-	sync)	$XB_TOOL back -n $XB_ROOT/job/$_d/state=done /tmp/m.ms $_target \
+	xl) $T $XB_TOOL back $_trace /tmp/m.ms $_target xl destroy $_d ;;
+	xl-async) $T $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
+	floor) $T $XB_TOOL floor-destroy $_trace /tmp/m.ms $_target $_d ;;
+	sync)	$T $XB_TOOL back -n $XB_ROOT/job/$_d/state=done /tmp/m.ms $_target \
 			$CLI destroy $_d >/dev/null ;;
 	esac
 	_rc=$?
@@ -93,7 +104,7 @@ one() {
 # floor RUN MIB: the caller floor, one xenstore-write of a node no one
 # watches (what any client pays at least to hand a teardown over).
 floor_write() {
-	$XB_TOOL time /tmp/f.ms xenstore-write $FLOOR_NODE "$($XB_TOOL uuid 0)" ||
+	timeout 60 $XB_TOOL time /tmp/f.ms xenstore-write $FLOOR_NODE "$($XB_TOOL uuid 0)" ||
 		fail "caller floor: xenstore-write failed"
 	read _f < /tmp/f.ms
 	echo "caller,$2,xenstore-write,$1,$_f" >> $CSV
@@ -136,18 +147,24 @@ phase() {
 	echo "free_mib_at_start=$(($(xb_free_pages) / 256))"
 } > /tmp/xen-machine.txt
 
-xb_daemon_start || fail "xenreaperd starts"
-pid=$XB_DAEMON_PID
 # Warm-up: every program once (from 9p into dom0's page cache).
-xl list >/dev/null && $XL_FRONT list >/dev/null && $CLI list >/dev/null &&
+xl list >/dev/null && $XL_FRONT list >/dev/null &&
 	xenstore-write $FLOOR_NODE warm && xenstore-read $FLOOR_NODE >/dev/null &&
 	$XB_TOOL time /tmp/f.ms true && xb_free_pages >/dev/null || fail "warm-up"
 $XB_TOOL floor-destroy 2>/dev/null	# usage only: loads libxl
+
+# Plain xl and the floors, with no daemon: what a host without xenreaper
+# pays (and nothing of the daemon's in the floors).
+phase xl floor
+
+xb_daemon_start || fail "xenreaperd starts"
+pid=$XB_DAEMON_PID
+$CLI list >/dev/null || fail "warm-up: xenreaper list"
 rss() { awk -v f="$1:" '$1 == f { print $2 }' /proc/$pid/status; }
 echo "rss-idle-kib,0,xenreaperd,1,$(rss VmRSS)" >> /tmp/xen-daemon.csv
 
-# Deferred (the default policy).
-phase xl floor xl-async
+# Deferred (the default policy), asked by the front.
+phase xl-async
 echo "rss-after-jobs-kib,0,xenreaperd,1,$(rss VmRSS)" >> /tmp/xen-daemon.csv
 echo "rss-peak-kib,0,xenreaperd,1,$(rss VmHWM)" >> /tmp/xen-daemon.csv
 # Idle wake-ups: context switches of all its threads over 10 s.

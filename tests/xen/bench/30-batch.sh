@@ -36,14 +36,14 @@ batch() {
 	for d in $doms; do pages=$((pages + $($XB_TOOL pages $d))); done
 	target=$(( $(xb_free_pages) + pages - 256 * N ))
 	case $2 in
-	xl-seq) $XB_TOOL back /tmp/b.ms $target sh -c 'for d; do xl destroy $d || exit 1; done' sh $doms ;;
-	xl-par) $XB_TOOL back /tmp/b.ms $target sh -c \
+	xl-seq) timeout 300 $XB_TOOL back /tmp/b.ms $target sh -c 'for d; do xl destroy $d || exit 1; done' sh $doms ;;
+	xl-par) timeout 300 $XB_TOOL back /tmp/b.ms $target sh -c \
 			'p=; for d; do xl destroy $d & p="$p $!"; done; r=0; for x in $p; do wait $x || r=1; done; exit $r' \
 			sh $doms ;;
 	xenreaper-*)
 		args=
 		for d in $doms; do args="$args $XB_ROOT/request/$d $($XB_TOOL uuid $d)"; done
-		$XB_TOOL back /tmp/b.ms $target xenstore-write $args ;;
+		timeout 300 $XB_TOOL back /tmp/b.ms $target xenstore-write $args ;;
 	esac
 	rc=$?
 	read blocked back < /tmp/b.ms || fail "$2 run $1: no figures"
