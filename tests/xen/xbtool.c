@@ -51,10 +51,11 @@
  *                                  VALUE and add that time as a third figure
  *                                  (e.g. a sync job done: memory clean)
  *   xbtool floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID  the teardown
- *                                  floor: with a libxl context made first
- *                                  (not timed), libxl_domain_destroy(DOMID)
- *                                  from the call; FILE gets "RETURN_MS
- *                                  BACK_MS" (the call returned; free pages
+ *                                  floor: a child makes its libxl context
+ *                                  first (not timed), then calls
+ *                                  libxl_domain_destroy(DOMID); FILE gets
+ *                                  "RETURN_MS BACK_MS" from the go (the
+ *                                  child returned and exited; free pages
  *                                  reached PAGES)
  *
  * Under emulation starting any process costs hundreds of milliseconds, so
@@ -75,7 +76,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <libxl.h>
-#include <pthread.h>
 #include <xenctrl.h>
 #include <xenforeignmemory.h>
 #include <xenstore.h>
@@ -247,35 +247,48 @@ static int time_command(bool until_free, char **args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-struct floor_call {
-	libxl_ctx *ctx;
-	uint32_t domid;
-	int rc;
-	volatile int done;
-};
-
-static void *floor_thread(void *arg)
+/* The floor's destroyer: a child process with nothing but libxl in it.
+ * libxl_domain_destroy forks a child of its own to run the destroy
+ * hypercalls; forked from a process with a second thread, that child can
+ * inherit a lock the other thread held (libxc's buffer cache, say) and
+ * wait on it for ever, so the timing side stays in another process.  It
+ * makes its context first (not timed), says so on READY, waits for a byte
+ * on GO, then destroys. */
+static void floor_child(uint32_t domid, int ready, int go)
 {
-	struct floor_call *call = arg;
+	xentoollog_logger_stdiostream *logger;
+	libxl_ctx *ctx = NULL;
+	char byte = 0;
 
-	call->rc = libxl_domain_destroy(call->ctx, call->domid, NULL);
-	__atomic_store_n(&call->done, 1, __ATOMIC_RELEASE);
-	return NULL;
+	logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	if (!logger || libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
+		fprintf(stderr, "xbtool: no libxl context\n");
+		_exit(2);
+	}
+	if (write(ready, &byte, 1) != 1 || read(go, &byte, 1) != 1)
+		_exit(2);
+	if (libxl_domain_destroy(ctx, domid, NULL)) {
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) failed\n", domid);
+		_exit(1);
+	}
+	libxl_ctx_free(ctx);
+	xtl_logger_destroy((xentoollog_logger *)logger);
+	_exit(0);
 }
 
 /* `floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID`: the least any dom0
  * toolstack pays for a teardown, its libxl context already open (as a
- * daemon's is).  The call runs on a thread because free memory may come
- * back before libxl_domain_destroy returns; this thread watches it. */
+ * daemon's is): from the call to libxl_domain_destroy until free memory
+ * is back (it may come back before the call returns: both are watched). */
 static int floor_destroy(char **args)
 {
 	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
-	struct floor_call call = { 0 };
-	xentoollog_logger_stdiostream *logger;
-	pthread_t thread;
+	int ready[2], go[2], status = 0, exited = 0;
 	const char *file;
+	uint32_t domid;
+	char byte = 0;
 	FILE *out;
-	int rc = 2;
+	pid_t pid;
 
 	if (back_trace_arg(&args, &w) || !args[0] || !args[1] || !args[2] || args[3]) {
 		fprintf(stderr, "xbtool: floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID\n");
@@ -283,53 +296,60 @@ static int floor_destroy(char **args)
 	}
 	file = args[0];
 	w.target = strtoull(args[1], NULL, 10);
-	call.domid = atoi(args[2]);
-	logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	domid = atoi(args[2]);
+	if (pipe(ready) || pipe(go)) {
+		perror("xbtool: pipe");
+		return 2;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("xbtool: fork");
+		return 2;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		floor_child(domid, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
 	w.xch = xc_interface_open(NULL, NULL, 0);
-	if (!logger || !w.xch ||
-	    libxl_ctx_alloc(&call.ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
-		fprintf(stderr, "xbtool: no libxl context\n");
-		goto out;
+	if (!w.xch || read(ready[0], &byte, 1) != 1) {
+		fprintf(stderr, "xbtool: the destroyer did not get ready\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 2;
 	}
 	w.start = now_ms(CLOCK_MONOTONIC);
-	if (pthread_create(&thread, NULL, floor_thread, &call)) {
-		perror("xbtool: pthread_create");
-		goto out;
+	if (write(go[1], &byte, 1) != 1) {
+		perror("xbtool: write");
+		return 2;
 	}
-	while (w.done_ms < 0 || w.back_ms < 0) {
-		if (w.done_ms < 0 && __atomic_load_n(&call.done, __ATOMIC_ACQUIRE))
+	while (!exited || w.back_ms < 0) {
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
 			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
+		}
 		back_poll(&w);
 		if (now_ms(CLOCK_MONOTONIC) - w.start > 120000)
 			break;
 		usleep(2000);
 	}
-	if (w.done_ms < 0) {
-		/* A destroy that never returns must fail the bench, not hang
-		 * it: leave without joining (exit ends the thread). */
-		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) has not returned after 120 s"
-			" (memory %s)\n", call.domid, w.back_ms < 0 ? "not back" : "back");
-		exit(1);
+	xc_interface_close(w.xch);
+	if (w.trace)
+		fclose(w.trace);
+	if (!exited) {
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) has not returned after 120 s\n", domid);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 1;
 	}
-	pthread_join(thread, NULL);
 	out = fopen(file, "w");
 	if (out) {
 		fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
 		fclose(out);
 	}
-	if (call.rc)
-		fprintf(stderr, "xbtool: libxl_domain_destroy(%u): %d\n", call.domid, call.rc);
-	rc = call.rc || w.back_ms < 0;
-out:
-	if (call.ctx)
-		libxl_ctx_free(call.ctx);
-	if (w.xch)
-		xc_interface_close(w.xch);
-	if (logger)
-		xtl_logger_destroy((xentoollog_logger *)logger);
-	if (w.trace)
-		fclose(w.trace);
-	return rc;
+	return !WIFEXITED(status) || WEXITSTATUS(status) || w.back_ms < 0;
 }
 
 /* A shell loop of xenstore-read manages a sample every few hundred ms
