@@ -377,6 +377,19 @@ unsigned fake_hv_destroy_calls(struct hv *hv, uint32_t domid)
 	return calls;
 }
 
+unsigned fake_hv_forget_gone(struct hv *hv)
+{
+	struct fake_hv *fh = fh_of(hv);
+	unsigned wrong = 0;
+
+	pthread_mutex_lock(&fh->lock);
+	for (unsigned i = 0; i < fh->n_gone; i++)
+		wrong += fh->destroy_calls_gone[i] != 1;
+	fh->n_gone = 0;
+	pthread_mutex_unlock(&fh->lock);
+	return wrong;
+}
+
 int fake_hv_exists(struct hv *hv, uint32_t domid)
 {
 	int found = 0;

@@ -43,6 +43,10 @@ void fake_hv_remove(struct hv *hv, uint32_t domid);
 void fake_hv_shutdown(struct hv *hv, uint32_t domid, unsigned reason);
 /* How many times hv_destroy was called for DOMID. */
 unsigned fake_hv_destroy_calls(struct hv *hv, uint32_t domid);
+/* Forget the removed domains (the record behind fake_hv_destroy_calls),
+ * for runs that remove more than the fake keeps; returns how many of them
+ * were not destroyed exactly once. */
+unsigned fake_hv_forget_gone(struct hv *hv);
 /* Whether DOMID exists. */
 int fake_hv_exists(struct hv *hv, uint32_t domid);
 /* The scrub backlog the next probes report: SOURCE (an hv_scrub_source

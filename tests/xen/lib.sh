@@ -151,3 +151,14 @@ xb_lock_holders() {
 }
 # On failure, the daemon's log is what explains it.
 xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
+
+# Benchmarks: the 9p share is read-only, so figures reach the host on the
+# serial console.  xb_emit NAME FILE prints FILE as "XQCSV NAME SEQ LINE"
+# lines and a closing "XQCSV-END NAME COUNT"; xenbench --bench writes them
+# to BUILDDIR/bench-out/NAME only if the scenario ended with status 0 and
+# no line went missing on the way.  NAME: [a-z0-9._-] only.
+xb_emit() {
+	awk -v n="$1" '{ print "XQCSV " n " " NR " " $0; fflush() }
+		NR % 40 == 0 { system("sleep 0.05") }	# let the UART keep up
+		END { print "XQCSV-END " n " " NR }' "$2"
+}

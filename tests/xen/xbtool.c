@@ -1,8 +1,9 @@
 /*
  * xbtool: what the real-Xen scenarios need to ask the hypervisor quickly and
  * precisely (xl pays libxl's start-up, ~1 s under emulation, on every call).
- * Test tooling only; it never changes a domain (kill-when signals a process,
- * the daemon under test).
+ * Test tooling only; it changes no domain except in floor-destroy, the
+ * benchmarks' teardown floor (kill-when signals a process, the daemon
+ * under test).
  *
  *   xbtool free-pages              free pages in the heap
  *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
@@ -40,9 +41,22 @@
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
  *                                  exit with CMD's status
- *   xbtool back FILE PAGES CMD [ARG...]  the same, and also wait until free
- *                                  pages reach PAGES; FILE gets
- *                                  "BLOCKED_MS BACK_MS", both from the fork
+ *   xbtool back [-t TRACE:DOMID] FILE PAGES CMD [ARG...]  the same, and
+ *                                  also wait until free pages reach PAGES;
+ *                                  FILE gets "BLOCKED_MS BACK_MS", both from
+ *                                  the fork; with -t, every 20 ms TRACE gets
+ *                                  "MS TOT_PAGES_OF_DOMID FREE_PAGES" (for
+ *                                  the pages-left plot); with -n PATH=VALUE,
+ *                                  then also wait (a watch) until PATH reads
+ *                                  VALUE and add that time as a third figure
+ *                                  (e.g. a sync job done: memory clean)
+ *   xbtool floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID  the teardown
+ *                                  floor: a child makes its libxl context
+ *                                  first (not timed), then calls
+ *                                  libxl_domain_destroy(DOMID); FILE gets
+ *                                  "RETURN_MS BACK_MS" from the go (the
+ *                                  child returned and exited; free pages
+ *                                  reached PAGES)
  *
  * Under emulation starting any process costs hundreds of milliseconds, so
  * "t0=$(xbtool ms); cmd; t1=$(xbtool ms)" mostly measures xbtool itself;
@@ -61,6 +75,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <libxl.h>
 #include <xenctrl.h>
 #include <xenforeignmemory.h>
 #include <xenstore.h>
@@ -93,26 +108,96 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
 }
 
-/* `time` and `back`: ARGS is FILE [PAGES] CMD... */
+static int node_wait(const char *path, const char *want, int64_t limit, char **seen);
+
+/* What is being waited for while a teardown runs: the command (or the
+ * floor's destroy call) to finish, and free pages to reach TARGET. */
+struct back_watch {
+	xc_interface *xch;
+	uint64_t target;
+	FILE *trace;		/* NULL, or "ms tot_pages free_pages" every 20 ms */
+	uint32_t trace_domid;
+	int64_t start, last_trace;
+	int64_t done_ms, back_ms;	/* -1 until seen */
+	char *node_path, *node_value;	/* -n: then wait for this node */
+};
+
+/* Parse "-t TRACE:DOMID" and "-n PATH=VALUE" at ARGS (moving past them);
+ * 0, or -EINVAL. */
+static int back_trace_arg(char ***args, struct back_watch *w)
+{
+	char *sep;
+
+	while (**args && (!strcmp(**args, "-t") || !strcmp(**args, "-n"))) {
+		if (!(*args)[1])
+			return -EINVAL;
+		if (!strcmp(**args, "-n")) {
+			if (!(sep = strchr((*args)[1], '=')))
+				return -EINVAL;
+			*sep = '\0';
+			w->node_path = (*args)[1];
+			w->node_value = sep + 1;
+		} else {
+			if (!(sep = strrchr((*args)[1], ':')))
+				return -EINVAL;
+			*sep = '\0';
+			w->trace = fopen((*args)[1], "w");
+			if (!w->trace)
+				return -errno;
+			w->trace_domid = atoi(sep + 1);
+		}
+		*args += 2;
+	}
+	return 0;
+}
+
+/* One look: is the memory back yet; and a trace line when one is due. */
+static void back_poll(struct back_watch *w)
+{
+	int64_t now = now_ms(CLOCK_MONOTONIC) - w->start;
+	xc_domaininfo_t info;
+	uint64_t pages = 0;
+
+	if (free_pages(w->xch, &pages))
+		return;
+	if (w->back_ms < 0 && pages >= w->target)
+		w->back_ms = now;
+	if (w->trace && (w->last_trace < 0 || now - w->last_trace >= 20)) {
+		w->last_trace = now;
+		fprintf(w->trace, "%" PRId64 " %" PRIu64 " %" PRIu64 "\n", now,
+			domain_info(w->xch, w->trace_domid, &info) ? 0 : (uint64_t)info.tot_pages,
+			pages);
+	}
+}
+
+/* `time` and `back`: ARGS is [-t TRACE:DOMID] FILE [PAGES] CMD... */
 static int time_command(bool until_free, char **args)
 {
-	int64_t start, blocked = -1, back = -1;
-	uint64_t target = 0, pages = 0;
-	xc_interface *xch = NULL;
-	const char *file = *args++;
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	int64_t node_ms = -1;
+	const char *file;
 	int status = 0, exited = 0;
 	FILE *out;
 	pid_t pid;
 
 	if (until_free) {
-		target = strtoull(*args++, NULL, 10);
-		xch = xc_interface_open(NULL, NULL, 0);
-		if (!xch) {
+		if (back_trace_arg(&args, &w)) {
+			fprintf(stderr, "xbtool: -t wants TRACE:DOMID, -n PATH=VALUE\n");
+			return 2;
+		}
+		if (!args[0] || !args[1] || !args[2])
+			return 2;
+	}
+	file = *args++;
+	if (until_free) {
+		w.target = strtoull(*args++, NULL, 10);
+		w.xch = xc_interface_open(NULL, NULL, 0);
+		if (!w.xch) {
 			perror("xbtool: xc_interface_open");
 			return 2;
 		}
 	}
-	start = now_ms(CLOCK_MONOTONIC);
+	w.start = now_ms(CLOCK_MONOTONIC);
 	pid = fork();
 	if (pid == 0) {
 		execvp(args[0], args);
@@ -124,28 +209,147 @@ static int time_command(bool until_free, char **args)
 		return 2;
 	}
 	/* Poll both: the command's exit, and (for back) the free memory. */
-	while (!exited || (until_free && back < 0)) {
+	while (!exited || (until_free && w.back_ms < 0)) {
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
-			blocked = now_ms(CLOCK_MONOTONIC) - start;
+			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
 		}
-		if (until_free && back < 0 && !free_pages(xch, &pages) && pages >= target)
-			back = now_ms(CLOCK_MONOTONIC) - start;
-		if (now_ms(CLOCK_MONOTONIC) - start > 300000)
+		if (until_free)
+			back_poll(&w);
+		if (now_ms(CLOCK_MONOTONIC) - w.start > 300000)
 			break;
 		usleep(2000);
 	}
-	if (xch)
-		xc_interface_close(xch);
+	if (w.node_path && w.back_ms >= 0) {
+		/* The node comes after the memory (a sync job's done): a watch,
+		 * not polling, so xenstored is not kept busy meanwhile. */
+		char *seen = NULL;
+
+		if (!node_wait(w.node_path, w.node_value, 300000, &seen))
+			node_ms = now_ms(CLOCK_MONOTONIC) - w.start;
+		free(seen);
+	}
+	if (w.xch)
+		xc_interface_close(w.xch);
+	if (w.trace)
+		fclose(w.trace);
 	out = fopen(file, "w");
 	if (out) {
-		if (until_free)
-			fprintf(out, "%" PRId64 " %" PRId64 "\n", blocked, back);
+		if (w.node_path)
+			fprintf(out, "%" PRId64 " %" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms,
+				node_ms);
+		else if (until_free)
+			fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
 		else
-			fprintf(out, "%" PRId64 "\n", blocked);
+			fprintf(out, "%" PRId64 "\n", w.done_ms);
 		fclose(out);
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The floor's destroyer: a child process with nothing but libxl in it.
+ * libxl_domain_destroy forks a child of its own to run the destroy
+ * hypercalls; forked from a process with a second thread, that child can
+ * inherit a lock the other thread held (libxc's buffer cache, say) and
+ * wait on it for ever, so the timing side stays in another process.  It
+ * makes its context first (not timed), says so on READY, waits for a byte
+ * on GO, then destroys. */
+static void floor_child(uint32_t domid, int ready, int go)
+{
+	xentoollog_logger_stdiostream *logger;
+	libxl_ctx *ctx = NULL;
+	char byte = 0;
+
+	logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	if (!logger || libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
+		fprintf(stderr, "xbtool: no libxl context\n");
+		_exit(2);
+	}
+	if (write(ready, &byte, 1) != 1 || read(go, &byte, 1) != 1)
+		_exit(2);
+	if (libxl_domain_destroy(ctx, domid, NULL)) {
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) failed\n", domid);
+		_exit(1);
+	}
+	libxl_ctx_free(ctx);
+	xtl_logger_destroy((xentoollog_logger *)logger);
+	_exit(0);
+}
+
+/* `floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID`: the least any dom0
+ * toolstack pays for a teardown, its libxl context already open (as a
+ * daemon's is): from the call to libxl_domain_destroy until free memory
+ * is back (it may come back before the call returns: both are watched). */
+static int floor_destroy(char **args)
+{
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	int ready[2], go[2], status = 0, exited = 0;
+	const char *file;
+	uint32_t domid;
+	char byte = 0;
+	FILE *out;
+	pid_t pid;
+
+	if (back_trace_arg(&args, &w) || !args[0] || !args[1] || !args[2] || args[3]) {
+		fprintf(stderr, "xbtool: floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID\n");
+		return 2;
+	}
+	file = args[0];
+	w.target = strtoull(args[1], NULL, 10);
+	domid = atoi(args[2]);
+	if (pipe(ready) || pipe(go)) {
+		perror("xbtool: pipe");
+		return 2;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("xbtool: fork");
+		return 2;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		floor_child(domid, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	w.xch = xc_interface_open(NULL, NULL, 0);
+	if (!w.xch || read(ready[0], &byte, 1) != 1) {
+		fprintf(stderr, "xbtool: the destroyer did not get ready\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 2;
+	}
+	w.start = now_ms(CLOCK_MONOTONIC);
+	if (write(go[1], &byte, 1) != 1) {
+		perror("xbtool: write");
+		return 2;
+	}
+	while (!exited || w.back_ms < 0) {
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
+		}
+		back_poll(&w);
+		if (now_ms(CLOCK_MONOTONIC) - w.start > 120000)
+			break;
+		usleep(2000);
+	}
+	xc_interface_close(w.xch);
+	if (w.trace)
+		fclose(w.trace);
+	if (!exited) {
+		fprintf(stderr, "xbtool: libxl_domain_destroy(%u) has not returned after 120 s\n", domid);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 1;
+	}
+	out = fopen(file, "w");
+	if (out) {
+		fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
+		fclose(out);
+	}
+	return !WIFEXITED(status) || WEXITSTATUS(status) || w.back_ms < 0;
 }
 
 /* A shell loop of xenstore-read manages a sample every few hundred ms
@@ -415,7 +619,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
-		"       time FILE CMD... | back FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
 	return 2;
@@ -433,6 +638,8 @@ int main(int argc, char **argv)
 		return usage();
 	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
 		return time_command(argv[1][0] == 'b', argv + 2);
+	if (!strcmp(argv[1], "floor-destroy"))
+		return floor_destroy(argv + 2);
 	if (!strcmp(argv[1], "sample-job") && argc == 5)
 		return sample_job(argv[2], atoll(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "wait-node") && argc == 5)

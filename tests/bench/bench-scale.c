@@ -1,0 +1,419 @@
+/*
+ * bench-scale: the daemon's intake and job machinery at scale, without Xen
+ * (issue 10, measure 8).  The daemon's real core (reaper, intake, jobs,
+ * worker pool, default policy) runs on the in-process test doubles of
+ * tests/unit/ (bed.c), and N requests go through it in waves of at most
+ * WAVE domains alive at once (a host's domain table, not the whole run,
+ * bounds how many exist together; the fake hypervisor holds 256).
+ *
+ * For each N (default 100, 1000, 10000), RUNS times, a child process does
+ * the whole run and reports: CPU time per request (all threads), the part
+ * of it spent inside the fake xenstore (a flat list whose lookups are
+ * linear: its cost is the test double's, not the daemon's, so it is
+ * measured apart and subtracted), peak RSS, xenstore and hypervisor calls
+ * per job.  Every job must end "done" with its domain destroyed exactly
+ * once, or the run fails and prints no figure.
+ *
+ * usage: bench-scale [-r RUNS] [-o CSV] [N...]
+ * The CSV has one line per run; stdout a summary with the growth of the
+ * per-request cost from the smallest N to the largest.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bed.h"
+#include "clock.h"
+#include "fake_hv.h"
+#include "fake_store.h"
+#include "layout.h"
+#include "log.h"
+#include "reaper.h"
+#include "worker.h"
+
+#define WAVE 100
+#define MAX_SIZES 8
+#define MAX_RUNS 15
+/* Pages per fake domain: 100 of them fit the fake's 16 GiB host. */
+#define DOMAIN_PAGES 1000
+
+/* One run's figures, as the child hands them to the parent. */
+struct result {
+	int ok;
+	unsigned n;
+	double cpu_ms;		/* process CPU, all threads, during the run */
+	double store_ms;	/* of which inside the fake xenstore's calls */
+	double harness_ms;	/* of which the bench's own work (adding domains, requests, checks) */
+	double wall_ms;
+	uint64_t store_ops;	/* xenstore requests the daemon made */
+	uint64_t hv_ops;	/* hypervisor calls */
+	uint64_t tx;		/* transactions started */
+	long peak_rss_kib;
+	long start_rss_kib;
+	char why[160];
+};
+
+static double cpu_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* A store that forwards to the fake one and times each call on the main
+ * thread (the only one that touches the store, in the daemon too). */
+struct timed_store {
+	struct store base;
+	struct store *inner;
+	double ns;
+};
+
+static struct timed_store *ts_of(struct store *s)
+{
+	return (struct timed_store *)s;
+}
+
+#define TIMED(s, call) ({						\
+	struct timed_store *t_ = ts_of(s);				\
+	double t0_ = cpu_ns(CLOCK_THREAD_CPUTIME_ID);			\
+	int rc_ = t_->inner->ops->call;					\
+	t_->ns += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0_;		\
+	rc_; })
+#define INNER(s) (ts_of(s)->inner)
+
+static int ts_read(struct store *s, store_tx tx, const char *path, char **value)
+{
+	return TIMED(s, read(INNER(s), tx, path, value));
+}
+
+static int ts_write(struct store *s, store_tx tx, const char *path, const char *value)
+{
+	return TIMED(s, write(INNER(s), tx, path, value));
+}
+
+static int ts_rm(struct store *s, store_tx tx, const char *path)
+{
+	return TIMED(s, rm(INNER(s), tx, path));
+}
+
+static int ts_list(struct store *s, store_tx tx, const char *path, char ***names, unsigned *n)
+{
+	return TIMED(s, list(INNER(s), tx, path, names, n));
+}
+
+static int ts_make_private(struct store *s, store_tx tx, const char *path)
+{
+	return TIMED(s, make_private(INNER(s), tx, path));
+}
+
+static int ts_tx_start(struct store *s, store_tx *tx)
+{
+	return TIMED(s, tx_start(INNER(s), tx));
+}
+
+static int ts_tx_end(struct store *s, store_tx tx, bool abort)
+{
+	return TIMED(s, tx_end(INNER(s), tx, abort));
+}
+
+static int ts_watch(struct store *s, const char *path, const char *token)
+{
+	return TIMED(s, watch(INNER(s), path, token));
+}
+
+static int ts_next_event(struct store *s, char **path, char **token)
+{
+	return TIMED(s, next_event(INNER(s), path, token));
+}
+
+static int ts_fd(struct store *s)
+{
+	return INNER(s)->ops->fd ? INNER(s)->ops->fd(INNER(s)) : -1;
+}
+
+static int ts_ping(struct store *s)
+{
+	return INNER(s)->ops->ping ? TIMED(s, ping(INNER(s))) : 0;
+}
+
+static void ts_free(struct store *s)
+{
+	store_free(INNER(s));
+	free(s);
+}
+
+static const struct store_ops timed_ops = {
+	.read = ts_read, .write = ts_write, .rm = ts_rm, .list = ts_list,
+	.make_private = ts_make_private, .tx_start = ts_tx_start, .tx_end = ts_tx_end,
+	.watch = ts_watch, .next_event = ts_next_event, .fd = ts_fd, .ping = ts_ping,
+	.free = ts_free,
+};
+
+static long rss_kib(const char *field)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			kib = strtol(line + strlen(field), NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+/* Step the daemon's main loop until everything asked for is finished; the
+ * worker pool is real, so finished destroys come back on its fd. */
+static int drain(struct bed *b)
+{
+	for (int round = 0; round < 100000; round++) {
+		reaper_handle_store_events(b->r);
+		reaper_tick(b->r);
+		if (worker_pool_idle(b->pool) && !reaper_busy(b->r))
+			return 0;
+		if (reaper_busy(b->r)) {
+			struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
+
+			/* Blocked, as main.c's poll is: waiting costs no CPU. */
+			if (poll(&pfd, 1, 2000) > 0)
+				reaper_handle_workers(b->r);
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+/* The whole run for N requests, in this (child) process. */
+static void run(unsigned n, struct result *res)
+{
+	struct timed_store *ts = calloc(1, sizeof(*ts));
+	double t_start, w_start, h0, harness = 0;
+	char path[LAYOUT_PATH_LEN], uuid[HV_UUID_STR_LEN];
+	struct timespec w;
+	struct bed b;
+	uint32_t next = 1;
+	unsigned wrong;
+
+	memset(res, 0, sizeof(*res));
+	res->n = n;
+	bed_init(&b, 0, 1);	/* the default policy: one teardown at a time */
+	ts->base.ops = &timed_ops;
+	ts->inner = b.s;
+	b.s = &ts->base;
+	if (bed_start(&b)) {
+		snprintf(res->why, sizeof(res->why), "the reaper did not start");
+		return;
+	}
+	res->start_rss_kib = rss_kib("VmRSS:");
+	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
+		res->store_ops -= fake_store_calls(ts->inner, op);
+	for (int op = 0; op < FAKE_HV_N_OPS; op++)
+		res->hv_ops -= fake_hv_calls(b.hv, op);
+	res->tx -= fake_store_calls(ts->inner, FAKE_STORE_TX_START);
+	ts->ns = 0;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	w_start = (double)w.tv_sec * 1e9 + w.tv_nsec;
+	t_start = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+	while (next <= n) {
+		uint32_t first = next;
+
+		/* Harness: the domains appear and their requests are written, as
+		 * a toolstack would; not the daemon's cost. */
+		h0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (; next <= n && next - first < WAVE; next++) {
+			fake_hv_add(b.hv, next, (uint8_t)next, DOMAIN_PAGES, 0);
+			fake_hv_uuid_text((uint8_t)next, uuid);
+			layout_request_path(path, next);
+			fake_store_set(ts->inner, path, uuid);
+		}
+		harness += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - h0;
+		if (drain(&b)) {
+			snprintf(res->why, sizeof(res->why), "jobs %u..%u never finished", first, next - 1);
+			goto out;
+		}
+		h0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		for (uint32_t d = first; d < next; d++) {
+			const char *state;
+
+			layout_job_path(path, d, "state");
+			state = fake_store_get(ts->inner, path);
+
+			if (!state || strcmp(state, "done") || fake_hv_exists(b.hv, d)) {
+				snprintf(res->why, sizeof(res->why), "domain %u: job %s, domain %s",
+					 d, state ? state : "missing",
+					 fake_hv_exists(b.hv, d) ? "still there" : "gone");
+				goto out;
+			}
+		}
+		wrong = fake_hv_forget_gone(b.hv);
+		harness += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - h0;
+		if (wrong) {
+			snprintf(res->why, sizeof(res->why), "%u domains not destroyed exactly once", wrong);
+			goto out;
+		}
+		/* A second of the daemon's time between waves: samples, retention. */
+		clock_advance(1000);
+	}
+
+	res->cpu_ms = (cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - t_start) / 1e6;
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	res->wall_ms = ((double)w.tv_sec * 1e9 + w.tv_nsec - w_start) / 1e6;
+	res->store_ms = ts->ns / 1e6;
+	res->harness_ms = harness / 1e6;
+	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
+		res->store_ops += fake_store_calls(ts->inner, op);
+	for (int op = 0; op < FAKE_HV_N_OPS; op++)
+		res->hv_ops += fake_hv_calls(b.hv, op);
+	res->tx += fake_store_calls(ts->inner, FAKE_STORE_TX_START);
+	res->peak_rss_kib = rss_kib("VmHWM:");
+	res->ok = 1;
+out:
+	bed_dispose(&b);
+}
+
+/* Run N in a child, so that each run's peak RSS is its own. */
+static int run_child(unsigned n, struct result *res)
+{
+	int fds[2], status;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -errno;
+	fflush(stdout);	/* or the child writes it again */
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(fds[0]);
+		/* The daemon logs a line or two per job: to /dev/null, as cheap
+		 * as a journal that keeps up. */
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(1);
+		run(n, res);
+		_exit(write(fds[1], res, sizeof(*res)) == sizeof(*res) ? 0 : 1);
+	}
+	close(fds[1]);
+	got = read(fds[0], res, sizeof(*res));
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (got != sizeof(*res) || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		memset(res, 0, sizeof(*res));
+		snprintf(res->why, sizeof(res->why), "the child %s",
+			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exited without a result");
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned sizes[MAX_SIZES] = { 100, 1000, 10000 };
+	int n_sizes = 3, runs = 3, opt, failed = 0;
+	double med_total[MAX_SIZES], med_daemon[MAX_SIZES];
+	const char *csv_path = NULL;
+	struct result res;
+	FILE *csv = NULL;
+
+	while ((opt = getopt(argc, argv, "r:o:")) != -1) {
+		switch (opt) {
+		case 'r':
+			runs = atoi(optarg);
+			break;
+		case 'o':
+			csv_path = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: bench-scale [-r RUNS] [-o CSV] [N...]\n");
+			return 2;
+		}
+	}
+	if (runs < 1 || runs > MAX_RUNS) {
+		fprintf(stderr, "bench-scale: RUNS is 1..%d\n", MAX_RUNS);
+		return 2;
+	}
+	if (optind < argc) {
+		n_sizes = 0;
+		for (; optind < argc && n_sizes < MAX_SIZES; optind++)
+			if ((sizes[n_sizes++] = strtoul(argv[optind], NULL, 10)) == 0) {
+				fprintf(stderr, "bench-scale: N is a number of requests\n");
+				return 2;
+			}
+	}
+	if (csv_path) {
+		csv = fopen(csv_path, "w");
+		if (!csv) {
+			perror(csv_path);
+			return 2;
+		}
+		fprintf(csv, "n,run,cpu_us_per_req,daemon_cpu_us_per_req,fake_store_us_per_req,"
+			"harness_us_per_req,wall_ms,store_ops_per_job,tx_per_job,hv_calls_per_job,"
+			"start_rss_kib,peak_rss_kib\n");
+	}
+	printf("# bench-scale: requests through the daemon's intake and jobs on the test doubles,"
+	       " waves of %d, jobs = 1, %d run(s) each\n", WAVE, runs);
+	for (int i = 0; i < n_sizes; i++) {
+		double total[MAX_RUNS], daemon[MAX_RUNS];
+
+		for (int k = 0; k < runs; k++) {
+			int rc = run_child(sizes[i], &res);
+
+			if (rc || !res.ok) {
+				fprintf(stderr, "bench-scale: N=%u run %d FAILED: %s\n", sizes[i], k + 1,
+					rc ? strerror(-rc) : res.why);
+				failed = 1;
+				goto done;
+			}
+			total[k] = res.cpu_ms * 1000 / res.n;
+			daemon[k] = (res.cpu_ms - res.store_ms - res.harness_ms) * 1000 / res.n;
+			printf("N=%-6u run %d: %.1f us CPU per request (daemon %.1f, fake xenstore %.1f,"
+			       " harness %.1f), %.1f xenstore ops and %.2f transactions per job,"
+			       " %.2f hypervisor calls per job, peak RSS %ld KiB (%ld at start)\n",
+			       res.n, k + 1, total[k], daemon[k], res.store_ms * 1000 / res.n,
+			       res.harness_ms * 1000 / res.n, (double)res.store_ops / res.n,
+			       (double)res.tx / res.n, (double)res.hv_ops / res.n, res.peak_rss_kib,
+			       res.start_rss_kib);
+			if (csv)
+				fprintf(csv, "%u,%d,%.3f,%.3f,%.3f,%.3f,%.1f,%.2f,%.3f,%.3f,%ld,%ld\n",
+					res.n, k + 1, total[k], daemon[k], res.store_ms * 1000 / res.n,
+					res.harness_ms * 1000 / res.n, res.wall_ms,
+					(double)res.store_ops / res.n, (double)res.tx / res.n,
+					(double)res.hv_ops / res.n, res.start_rss_kib, res.peak_rss_kib);
+		}
+		med_total[i] = median(total, runs);
+		med_daemon[i] = median(daemon, runs);
+	}
+	if (n_sizes > 1)
+		printf("growth of the per-request cost, N=%u against N=%u (1.0 = linear, below 1 better):"
+		       " daemon %.2f, with the fake xenstore %.2f\n", sizes[n_sizes - 1], sizes[0],
+		       med_daemon[n_sizes - 1] / med_daemon[0], med_total[n_sizes - 1] / med_total[0]);
+done:
+	if (csv && fclose(csv))
+		failed = 1;
+	if (failed && csv_path)
+		remove(csv_path);	/* never a figure from a failed run */
+	return failed;
+}
