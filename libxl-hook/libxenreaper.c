@@ -945,6 +945,28 @@ static int xr_drain_events(struct xenreaper *h)
 	}
 }
 
+/* Watch the N PATHS with TOKEN, counting in *WATCHED those set (for the
+ * caller to unwatch), and ready PFD for their events; 0 or a negative
+ * errno set in H. */
+static int xr_watch_all(struct xenreaper *h, const char *const *paths, unsigned n,
+			const char *token, unsigned *watched, struct pollfd *pfd)
+{
+	int rc;
+
+	for (; *watched < n; (*watched)++) {
+		errno = 0;
+		if (!xs_watch(h->xsh, paths[*watched], token)) {
+			rc = xr_errno(EIO);
+			return xr_fail(h, rc, "cannot watch %s: %s", paths[*watched], strerror(-rc));
+		}
+	}
+	pfd->fd = xs_fileno(h->xsh);
+	pfd->events = POLLIN;
+	if (pfd->fd < 0)
+		return xr_fail(h, xr_errno(EIO), "cannot poll xenstore for watch events");
+	return 0;
+}
+
 /* Sleep until a watch fires on PFD, TICK_MS pass or DEADLINE (-1: none)
  * comes, then drop the pending events; 0, or a negative errno set in H. */
 static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadline, int64_t now,
@@ -966,6 +988,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 		   xenreaper_wait_cb cb, void *arg)
 {
 	char norm[XENREAPER_UUID_LEN], token[64], paths[3][LAYOUT_PATH_LEN];
+	const char *watch_paths[3] = { paths[0], paths[1], paths[2] };
 	struct xenreaper_status st;
 	struct pollfd pfd;
 	struct xr_snap snap;
@@ -983,20 +1006,9 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 	layout_request_path(paths[1], domid);
 	xr_copy(paths[2], sizeof(paths[2]), LAYOUT_DAEMON_DIR);
 	snprintf(token, sizeof(token), "xenreaper-wait-%u-%u", domid, ++h->wait_seq);
-	for (; watched < 3; watched++) {
-		errno = 0;
-		if (!xs_watch(h->xsh, paths[watched], token)) {
-			rc = xr_errno(EIO);
-			rc = xr_fail(h, rc, "cannot watch %s: %s", paths[watched], strerror(-rc));
-			goto out;
-		}
-	}
-	pfd.fd = xs_fileno(h->xsh);
-	pfd.events = POLLIN;
-	if (pfd.fd < 0) {
-		rc = xr_fail(h, xr_errno(EIO), "cannot poll xenstore for watch events");
+	rc = xr_watch_all(h, watch_paths, 3, token, &watched, &pfd);
+	if (rc)
 		goto out;
-	}
 	if (timeout_ms >= 0)
 		deadline = xr_mono_ms() + timeout_ms;
 	for (;;) {
@@ -1200,20 +1212,9 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 	snprintf(token, sizeof(token), "xenreaper-wait-free-%u", ++h->wait_seq);
 	/* Every job, request and daemon node, and domains dying: the free
 	 * pool grows only when one of those moves. */
-	for (; watched < 2; watched++) {
-		errno = 0;
-		if (!xs_watch(h->xsh, paths[watched], token)) {
-			rc = xr_errno(EIO);
-			rc = xr_fail(h, rc, "cannot watch %s: %s", paths[watched], strerror(-rc));
-			goto out;
-		}
-	}
-	pfd.fd = xs_fileno(h->xsh);
-	pfd.events = POLLIN;
-	if (pfd.fd < 0) {
-		rc = xr_fail(h, xr_errno(EIO), "cannot poll xenstore for watch events");
+	rc = xr_watch_all(h, paths, 2, token, &watched, &pfd);
+	if (rc)
 		goto out;
-	}
 	for (;;) {
 		rc = xenreaper_memory(h, &mem);
 		if (rc)

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "freemem.h"
 #include "memwait.h"
@@ -26,15 +25,11 @@
 
 void memwait_init(struct memwait *w, FILE *out, bool tty, uint64_t need)
 {
-	struct winsize ws;
-
 	memset(w, 0, sizeof(*w));
 	w->out = out;
 	w->tty = tty;
 	w->need = need;
-	w->columns = 80;
-	if (tty && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
-		w->columns = ws.ws_col;
+	w->columns = progress_columns(out, tty);
 }
 
 /* "150 MiB/s, ETA 16s" / "stalled" / "" for how soon MEM covers the need. */

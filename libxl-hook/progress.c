@@ -41,17 +41,22 @@ int64_t progress_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void progress_init(struct progress *p, FILE *out, bool tty, uint32_t domid, const char *name)
+unsigned progress_columns(FILE *out, bool tty)
 {
 	struct winsize ws;
 
+	if (tty && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 80;
+}
+
+void progress_init(struct progress *p, FILE *out, bool tty, uint32_t domid, const char *name)
+{
 	memset(p, 0, sizeof(*p));
 	p->out = out;
 	p->tty = tty;
 	p->domid = domid;
-	p->columns = 80;
-	if (tty && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
-		p->columns = ws.ws_col;
+	p->columns = progress_columns(out, tty);
 	p->daemon_limit_ms = PROGRESS_DAEMON_LIMIT_MS;
 	p->phase = XENREAPER_STATE_UNKNOWN;
 	if (name && name[0])

@@ -46,6 +46,8 @@ struct progress {
 	bool have_last;
 };
 
+/* Columns for a bar on OUT: the terminal's width if TTY and known, else 80. */
+unsigned progress_columns(FILE *out, bool tty);
 /* Start following DOMID (NAME may be NULL) on OUT; TTY selects the bar. */
 void progress_init(struct progress *p, FILE *out, bool tty, uint32_t domid, const char *name);
 /* Take status ST seen at NOW_MS (monotonic) and show it; -EHOSTDOWN once
