@@ -65,13 +65,16 @@ for i in $(seq 1 $(nproc)); do nice -n 19 sh -c 'while :; do :; done' & busy="$b
 show_samples() { sed 's/^/XQTAP #     ms state share backlog: /' /tmp/watch.$1 | tail -n 12; }
 
 # --- deferred: done while the heap dump still reports pending scrub
+# scrub/probed may be left by an earlier daemon: the probe that counts is
+# one after this request.
+probed_before=$(xb_read $XB_ROOT/scrub/probed)
 xb_request $def; watch_job $def
 xb_is "$(xb_state $def)" done "deferred job ends done"
 xb_is "$(xb_read $XB_ROOT/job/$def/policy)" deferred "  under policy deferred"
 t_done=$(awk '$2 == "done" { print $1; exit }' /tmp/watch.$def)
 # Deferred jobs are already done: the daemon spends a heap dump on them
 # only once releases have settled (5 s), so wait for that probe.
-i=0; while [ -z "$(xb_read $XB_ROOT/scrub/probed)" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done
+i=0; while [ "$(xb_read $XB_ROOT/scrub/probed)" = "$probed_before" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done
 pending=$(xb_read $XB_ROOT/scrub/pages)
 share=$(xb_read $XB_ROOT/job/$def/scrub-pages)
 xb_check "deferred job done while the probe reports ${pending:-no} pages pending (job's share ${share:-?})" \
