@@ -49,7 +49,22 @@
  *                                  the pages-left plot); with -n PATH=VALUE,
  *                                  then also wait (a watch) until PATH reads
  *                                  VALUE and add that time as a third figure
- *                                  (e.g. a sync job done: memory clean)
+ *                                  (e.g. a sync job done: memory clean);
+ *                                  with -g D1,D2,..., also the ms until
+ *                                  the first of them was gone, as the
+ *                                  last figure
+ *   xbtool xs-latency FILE         until SIGTERM: read one xenstore node,
+ *                                  pause 10 ms, again; FILE gets "WALL_MS
+ *                                  RTT_US" per read (a resident client's
+ *                                  view of xenstored)
+ *   xbtool scrub-trace FILE MS     for MS ms, every 200 ms: press debug key
+ *                                  H and add up its "Node N has M
+ *                                  unscrubbed pages"; FILE gets "MS PAGES"
+ *                                  (for the scrub backlog plot; each press
+ *                                  writes the heap dump to the console)
+ *   xbtool spin FILE               until SIGTERM: fixed CPU-bound work; FILE
+ *                                  gets "WALL_MS UNITS" per 100 ms (a dom0
+ *                                  task's share of the CPU)
  *   xbtool floor-destroy [-t TRACE:DOMID] FILE PAGES DOMID  the teardown
  *                                  floor: a child makes its libxl context
  *                                  first (not timed), then calls
@@ -120,6 +135,9 @@ struct back_watch {
 	int64_t start, last_trace;
 	int64_t done_ms, back_ms;	/* -1 until seen */
 	char *node_path, *node_value;	/* -n: then wait for this node */
+	uint32_t gone_domids[16];	/* -g: the first of these to go */
+	unsigned n_gone;
+	int64_t gone_ms;		/* -1 until one is gone */
 };
 
 /* Parse "-t TRACE:DOMID" and "-n PATH=VALUE" at ARGS (moving past them);
@@ -128,10 +146,16 @@ static int back_trace_arg(char ***args, struct back_watch *w)
 {
 	char *sep;
 
-	while (**args && (!strcmp(**args, "-t") || !strcmp(**args, "-n"))) {
+	while (**args && (!strcmp(**args, "-t") || !strcmp(**args, "-n") || !strcmp(**args, "-g"))) {
 		if (!(*args)[1])
 			return -EINVAL;
-		if (!strcmp(**args, "-n")) {
+		if (!strcmp(**args, "-g")) {
+			for (char *d = strtok((*args)[1], ","); d; d = strtok(NULL, ",")) {
+				if (w->n_gone == sizeof(w->gone_domids) / sizeof(*w->gone_domids))
+					return -EINVAL;
+				w->gone_domids[w->n_gone++] = atoi(d);
+			}
+		} else if (!strcmp(**args, "-n")) {
 			if (!(sep = strchr((*args)[1], '=')))
 				return -EINVAL;
 			*sep = '\0';
@@ -162,6 +186,9 @@ static void back_poll(struct back_watch *w)
 		return;
 	if (w->back_ms < 0 && pages >= w->target)
 		w->back_ms = now;
+	for (unsigned i = 0; w->gone_ms < 0 && i < w->n_gone; i++)
+		if (domain_info(w->xch, w->gone_domids[i], &info) == -ESRCH)
+			w->gone_ms = now;
 	if (w->trace && (w->last_trace < 0 || now - w->last_trace >= 20)) {
 		w->last_trace = now;
 		fprintf(w->trace, "%" PRId64 " %" PRIu64 " %" PRIu64 "\n", now,
@@ -173,7 +200,7 @@ static void back_poll(struct back_watch *w)
 /* `time` and `back`: ARGS is [-t TRACE:DOMID] FILE [PAGES] CMD... */
 static int time_command(bool until_free, char **args)
 {
-	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1, .gone_ms = -1 };
 	int64_t node_ms = -1;
 	const char *file;
 	int status = 0, exited = 0;
@@ -182,7 +209,7 @@ static int time_command(bool until_free, char **args)
 
 	if (until_free) {
 		if (back_trace_arg(&args, &w)) {
-			fprintf(stderr, "xbtool: -t wants TRACE:DOMID, -n PATH=VALUE\n");
+			fprintf(stderr, "xbtool: -t wants TRACE:DOMID, -n PATH=VALUE, -g D1,D2,...\n");
 			return 2;
 		}
 		if (!args[0] || !args[1] || !args[2])
@@ -209,7 +236,7 @@ static int time_command(bool until_free, char **args)
 		return 2;
 	}
 	/* Poll both: the command's exit, and (for back) the free memory. */
-	while (!exited || (until_free && w.back_ms < 0)) {
+	while (!exited || (until_free && (w.back_ms < 0 || (w.n_gone && w.gone_ms < 0)))) {
 		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = 1;
 			w.done_ms = now_ms(CLOCK_MONOTONIC) - w.start;
@@ -239,9 +266,12 @@ static int time_command(bool until_free, char **args)
 			fprintf(out, "%" PRId64 " %" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms,
 				node_ms);
 		else if (until_free)
-			fprintf(out, "%" PRId64 " %" PRId64 "\n", w.done_ms, w.back_ms);
+			fprintf(out, "%" PRId64 " %" PRId64, w.done_ms, w.back_ms);
 		else
-			fprintf(out, "%" PRId64 "\n", w.done_ms);
+			fprintf(out, "%" PRId64, w.done_ms);
+		if (w.n_gone)
+			fprintf(out, " %" PRId64, w.gone_ms);
+		fputc('\n', out);
 		fclose(out);
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -282,7 +312,7 @@ static void floor_child(uint32_t domid, int ready, int go)
  * is back (it may come back before the call returns: both are watched). */
 static int floor_destroy(char **args)
 {
-	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1 };
+	struct back_watch w = { .done_ms = -1, .back_ms = -1, .last_trace = -1, .gone_ms = -1 };
 	int ready[2], go[2], status = 0, exited = 0;
 	const char *file;
 	uint32_t domid;
@@ -615,11 +645,152 @@ out:
 	return rc;
 }
 
+static volatile sig_atomic_t sampler_stop;
+
+static void sampler_on_term(int sig)
+{
+	(void)sig;
+	sampler_stop = 1;
+}
+
+/* The samplers run until SIGTERM, buffering their lines (written at the
+ * end, so that writing costs nothing while they measure). */
+static FILE *sampler_open(const char *file)
+{
+	struct sigaction sa = { .sa_handler = sampler_on_term };
+	FILE *out = fopen(file, "w");
+
+	if (!out) {
+		perror(file);
+		return NULL;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	return out;
+}
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* `xs-latency FILE`: a resident client reading one node in a loop. */
+static int xs_latency(const char *file)
+{
+	struct xs_handle *xsh = xs_open(0);
+	FILE *out = xsh ? sampler_open(file) : NULL;
+	unsigned len;
+	int64_t t0;
+	char *v;
+
+	if (!out) {
+		if (xsh)
+			xs_close(xsh);
+		else
+			perror("xbtool: xs_open");
+		return 2;
+	}
+	while (!sampler_stop) {
+		t0 = now_us();
+		v = xs_read(xsh, XBT_NULL, "/local/domain/0/name", &len);
+		fprintf(out, "%" PRId64 " %" PRId64 "\n", now_ms(CLOCK_REALTIME), now_us() - t0);
+		free(v);
+		usleep(10000);
+	}
+	fclose(out);
+	xs_close(xsh);
+	return 0;
+}
+
+/* `spin FILE`: units of fixed work, counted per 100 ms window. */
+static int spin(const char *file)
+{
+	FILE *out = sampler_open(file);
+	volatile uint64_t x = 1;
+	int64_t window;
+	uint64_t units;
+
+	if (!out)
+		return 2;
+	while (!sampler_stop) {
+		window = now_ms(CLOCK_REALTIME) + 100;
+		units = 0;
+		while (now_ms(CLOCK_REALTIME) < window) {
+			for (int i = 0; i < 10000; i++)
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			units++;
+		}
+		fprintf(out, "%" PRId64 " %" PRIu64 "\n", window, units);
+	}
+	fclose(out);
+	return 0;
+}
+
+/* `scrub-trace FILE MS`: the host's scrub backlog over time, probed as
+ * the daemon probes it (key H, then what the dump added to the ring). */
+static int scrub_trace(const char *file, int64_t limit)
+{
+	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+	int64_t start = now_ms(CLOCK_MONOTONIC), now;
+	static char chunk[16384 + 1];
+	unsigned int n, index = 0;
+	uint64_t pages, node_pages;
+	FILE *out = xch ? fopen(file, "w") : NULL;
+	char *line;
+
+	if (!out) {
+		perror(xch ? file : "xbtool: xc_interface_open");
+		if (xch)
+			xc_interface_close(xch);
+		return 2;
+	}
+	do {	/* skip what the ring holds already */
+		n = sizeof(chunk) - 1;
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+			goto fail;
+	} while (n);
+	while ((now = now_ms(CLOCK_MONOTONIC) - start) < limit) {
+		if (xc_send_debug_keys(xch, "H"))
+			goto fail;
+		pages = 0;
+		do {
+			n = sizeof(chunk) - 1;
+			if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+				goto fail;
+			chunk[n] = '\0';
+			for (line = strstr(chunk, "unscrubbed pages"); line; line = strstr(line + 1, "unscrubbed pages")) {
+				char *bol = line;
+
+				while (bol > chunk && bol[-1] != '\n')
+					bol--;
+				if (strstr(bol, "(XEN)") && (bol = strstr(bol, "Node ")) &&
+				    sscanf(bol, "Node %*u has %" SCNu64, &node_pages) == 1)
+					pages += node_pages;
+			}
+		} while (n);
+		fprintf(out, "%" PRId64 " %" PRIu64 "\n", now, pages);
+		usleep(200000);
+	}
+	fclose(out);
+	xc_interface_close(xch);
+	return 0;
+fail:
+	perror("xbtool: scrub-trace");
+	fclose(out);
+	xc_interface_close(xch);
+	return 1;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
-		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] FILE PAGES CMD... | sample-job D MS FILE |\n"
+		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] [-g D,...] FILE PAGES CMD... |\n"
+		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
@@ -649,6 +820,12 @@ int main(int argc, char **argv)
 		return kill_when(argv + 2);
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return stamp();
+	if (!strcmp(argv[1], "xs-latency") && argc == 3)
+		return xs_latency(argv[2]);
+	if (!strcmp(argv[1], "scrub-trace") && argc == 4)
+		return scrub_trace(argv[2], atoll(argv[3]));
+	if (!strcmp(argv[1], "spin") && argc == 3)
+		return spin(argv[2]);
 	if (!strcmp(argv[1], "random") && argc == 3 && atoi(argv[2]) > 0) {
 		unsigned r;
 

@@ -10,7 +10,7 @@
 #                    xenreaperd sync (asked by xenreaper destroy), with
 #                    request-to-clean (its job done once the scrub backlog
 #                    is measured 0)
-#   daemon           RSS idle and after the jobs, idle wake-ups
+#   daemon           RSS idle and after the jobs (at rest: 50-daemon.sh)
 # Each size XB_BENCH_RUNS times (default 3), in three phases: xl destroy and
 # the floors with no daemon running, then xenreaperd deferred, then sync;
 # within a phase tools interleave run by run so that drift hits them
@@ -27,7 +27,7 @@
 export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
 XL_FRONT=$XB_BUILD/libxl-hook/.libs/xl
 CLI=$XB_BUILD/libxl-hook/.libs/xenreaper
-SIZES=${XB_BENCH_SIZES:-512 1024 2048}
+SIZES=${XB_BENCH_SIZES:-512 1024 2048 3072}
 RUNS=${XB_BENCH_RUNS:-3}
 PAR=${XB_BENCH_PAR:-4}		# guests created at once
 FLOOR_NODE=/local/domain/0/xenreaper-bench-floor
@@ -75,7 +75,7 @@ one() {
 	rm -f /tmp/m.ms
 	case $_tool in
 	xl) $T $XB_TOOL back $_trace /tmp/m.ms $_target xl destroy $_d ;;
-	xl-async) $T $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
+	xl-async|xl-async-normal) $T $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
 	floor) $T $XB_TOOL floor-destroy $_trace /tmp/m.ms $_target $_d ;;
 	sync)	$T $XB_TOOL back -n $XB_ROOT/job/$_d/state=done /tmp/m.ms $_target \
 			$CLI destroy $_d >/dev/null ;;
@@ -93,6 +93,7 @@ one() {
 	xl) echo "caller,$_mib,xl,$_run,$_blocked"; echo "back,$_mib,xl,$_run,$_back" ;;
 	xl-async) echo "caller,$_mib,xl-async,$_run,$_blocked"
 		echo "back,$_mib,xenreaper-deferred,$_run,$_back" ;;
+	xl-async-normal) echo "back,$_mib,xenreaper-deferred-normal,$_run,$_back" ;;
 	floor) echo "floor-call,$_mib,floor,$_run,$_blocked"; echo "back,$_mib,floor,$_run,$_back" ;;
 	sync)	[ "${_clean:--1}" -ge 0 ] || fail "sync $_mib MiB run $_run: job not seen done"
 		echo "caller,$_mib,xenreaper,$_run,$_blocked"
@@ -108,6 +109,12 @@ floor_write() {
 		fail "caller floor: xenstore-write failed"
 	read _f < /tmp/f.ms
 	echo "caller,$2,xenstore-write,$1,$_f" >> $CSV
+	# What a client pays before doing anything: exec and loading
+	# libxenreaper (with libxenstore and libxenctrl).
+	timeout 60 $XB_TOOL time /tmp/f.ms $CLI --version >/dev/null ||
+		fail "client start-up: xenreaper --version failed"
+	read _f < /tmp/f.ms
+	echo "caller,$2,client-startup,$1,$_f" >> $CSV
 }
 
 # phase TOOLS...: every size, every run, each TOOL once per run; guests
@@ -167,11 +174,17 @@ echo "rss-idle-kib,0,xenreaperd,1,$(rss VmRSS)" >> /tmp/xen-daemon.csv
 phase xl-async
 echo "rss-after-jobs-kib,0,xenreaperd,1,$(rss VmRSS)" >> /tmp/xen-daemon.csv
 echo "rss-peak-kib,0,xenreaperd,1,$(rss VmHWM)" >> /tmp/xen-daemon.csv
-# Idle wake-ups: context switches of all its threads over 10 s.
-ctx() { cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
-c0=$(ctx); sleep 10; c1=$(ctx)
-echo "idle-wakeups-per-10s,0,xenreaperd,1,$((c1 - c0))" >> /tmp/xen-daemon.csv
-xb_note "xenreaperd: RSS $(rss VmRSS) KiB after the jobs, $((c1 - c0)) wake-ups in 10 s idle"
+xb_note "xenreaperd: RSS $(rss VmRSS) KiB after the jobs"
+xb_daemon_stop
+
+# The same at worker priority normal, for the largest size: how much of
+# the gap to the floor is the default priority (low, nice 10) yielding
+# to the bench's own samplers.
+printf '[default]\npriority = normal\n' > /tmp/normal.conf
+xb_daemon_start -c /tmp/normal.conf || fail "xenreaperd starts with priority = normal"
+all_sizes=$SIZES; SIZES=$(echo $all_sizes | awk '{ print $NF }')
+phase xl-async-normal
+SIZES=$all_sizes
 xb_daemon_stop
 
 # Sync: the same daemon with scrub = sync for every pool, asked by

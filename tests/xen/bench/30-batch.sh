@@ -1,18 +1,18 @@
-# Benchmark (issue 10, measure 3): a batch of XB_BENCH_BATCH guests
-# (default 4) of 512 MiB torn down at once by sequential `xl destroy`, by
-# parallel `xl destroy`, and by xenreaperd with jobs = 1 and jobs = 2: how
-# long the caller is blocked (one process asks for all of them: a shell
-# loop for xl, one xenstore-write of every request for xenreaperd), and
-# how long until all their memory is back.  Xen serialises destroys on
+# Benchmark (issue 10, measure 3): batches of guests (XB_BENCH_SHAPES,
+# default 4 of 512 MiB and 2 of 2 GiB) torn down at once by sequential
+# `xl destroy`, by parallel `xl destroy`, and by xenreaperd with jobs = 1
+# and jobs = 2: how long the caller is blocked (one process asks for all
+# of them: a shell loop for xl, one xenstore-write of every request for
+# xenreaperd), until the first domain is gone, and until all their memory
+# is back.  Xen serialises destroys on
 # domctl_lock and the heap lock: this shows whether parallelism helps or
 # hurts here.  XB_BENCH_BATCH_RUNS times (default 3).  Figures go to the
 # host in xen-batch.csv; a failed run fails the scenario and sends none.
 . $XB_LIB
-MIB=512
-N=${XB_BENCH_BATCH:-4}
+SHAPES=${XB_BENCH_SHAPES:-4x512 2x2048}
 RUNS=${XB_BENCH_BATCH_RUNS:-3}
 CSV=/tmp/xen-batch.csv
-echo "measure,size_mib,tool,run,value_ms" > $CSV
+echo "measure,shape,tool,run,value_ms" > $CSV
 fail() { xb_not_ok "$*"; xb_daemon_log 30; xb_daemon_stop; xb_done; }
 
 # guests RUN TOOL: N guests at once; their domids in $doms.
@@ -35,20 +35,21 @@ batch() {
 	pages=0
 	for d in $doms; do pages=$((pages + $($XB_TOOL pages $d))); done
 	target=$(( $(xb_free_pages) + pages - 256 * N ))
+	gone=$(echo $doms | tr ' ' ',')
 	case $2 in
-	xl-seq) timeout 300 $XB_TOOL back /tmp/b.ms $target sh -c 'for d; do xl destroy $d || exit 1; done' sh $doms ;;
-	xl-par) timeout 300 $XB_TOOL back /tmp/b.ms $target sh -c \
+	xl-seq) timeout 300 $XB_TOOL back -g $gone /tmp/b.ms $target sh -c 'for d; do xl destroy $d || exit 1; done' sh $doms ;;
+	xl-par) timeout 300 $XB_TOOL back -g $gone /tmp/b.ms $target sh -c \
 			'p=; for d; do xl destroy $d & p="$p $!"; done; r=0; for x in $p; do wait $x || r=1; done; exit $r' \
 			sh $doms ;;
 	xenreaper-*)
 		args=
 		for d in $doms; do args="$args $XB_ROOT/request/$d $($XB_TOOL uuid $d)"; done
-		timeout 300 $XB_TOOL back /tmp/b.ms $target xenstore-write $args ;;
+		timeout 300 $XB_TOOL back -g $gone /tmp/b.ms $target xenstore-write $args ;;
 	esac
 	rc=$?
-	read blocked back < /tmp/b.ms || fail "$2 run $1: no figures"
-	[ $rc = 0 ] && [ "$blocked" -ge 0 ] && [ "$back" -ge 0 ] ||
-		fail "$2 run $1: status $rc, blocked $blocked ms, back $back ms"
+	read blocked back first < /tmp/b.ms || fail "$2 run $1: no figures"
+	[ $rc = 0 ] && [ "$blocked" -ge 0 ] && [ "$back" -ge 0 ] && [ "$first" -ge 0 ] ||
+		fail "$2 run $1: status $rc, blocked $blocked ms, back $back ms, first gone $first ms"
 	for d in $doms; do
 		$XB_TOOL wait-gone $d 60000 >/dev/null || fail "$2 run $1: domain $d not gone"
 		case $2 in xenreaper-*)
@@ -56,20 +57,24 @@ batch() {
 				fail "$2 run $1: job $d ended $(xb_state $d)" ;;
 		esac
 	done
-	echo "batch-caller,$((MIB * N)),$2,$1,$blocked" >> $CSV
-	echo "batch-back,$((MIB * N)),$2,$1,$back" >> $CSV
-	xb_note "$N x $MIB MiB run $1 $2: blocked $blocked ms, all memory back $back ms"
+	echo "batch-caller,${N}x$MIB,$2,$1,$blocked" >> $CSV
+	echo "batch-back,${N}x$MIB,$2,$1,$back" >> $CSV
+	echo "batch-first-gone,${N}x$MIB,$2,$1,$first" >> $CSV
+	xb_note "$N x $MIB MiB run $1 $2: blocked $blocked ms, first gone $first ms, all memory back $back ms"
 }
 
-for run in $(seq 1 $RUNS); do
-	batch $run xl-seq
-	batch $run xl-par
-done
-for jobs in 1 2; do
-	printf '[daemon]\njobs = %s\n' $jobs > /tmp/jobs$jobs.conf
-	xb_daemon_start -c /tmp/jobs$jobs.conf || fail "xenreaperd starts with jobs = $jobs"
-	for run in $(seq 1 $RUNS); do batch $run xenreaper-jobs$jobs; done
-	xb_daemon_stop
+for shape in $SHAPES; do
+	N=${shape%x*} MIB=${shape#*x}
+	for run in $(seq 1 $RUNS); do
+		batch $run xl-seq
+		batch $run xl-par
+	done
+	for jobs in 1 2; do
+		printf '[daemon]\njobs = %s\n' $jobs > /tmp/jobs$jobs.conf
+		xb_daemon_start -c /tmp/jobs$jobs.conf || fail "xenreaperd starts with jobs = $jobs"
+		for run in $(seq 1 $RUNS); do batch $run xenreaper-jobs$jobs; done
+		xb_daemon_stop
+	done
 done
 xb_ok "$(($(wc -l < $CSV) - 1)) batch figures measured"
 xb_emit xen-batch.csv $CSV
