@@ -166,9 +166,6 @@ made; a request through the daemon starts with the caller's own process
 (the caller-floor table above: a few hundred ms under emulation).  So the
 row "from its caller's return" (memory back less the caller's blocked time,
 run by run) is the daemon's part, the one comparable with the floor.
-At the largest size the deferred daemon was also run with its worker at
-priority normal (the default is low, nice 10, which yields to any other
-dom0 work, here the bench's own samplers).
 
 EOF
 for s in $sizes; do
@@ -180,7 +177,6 @@ for s in $sizes; do
 	row xl "\`xl destroy\`" back $s floor xl
 	row xenreaper-deferred "xenreaperd deferred (\`xl destroy --async\`)" back $s floor xl
 	row xenreaper-after-caller "xenreaperd deferred, from its caller's return" back $s floor xl
-	row xenreaper-deferred-normal "xenreaperd deferred, worker priority normal" back $s floor xl
 	row xenreaper-sync "xenreaperd sync (\`xenreaper destroy\`)" back $s floor xl
 	f=$(med back $s floor "$tmp/sizes") x=$(med back $s xl "$tmp/sizes")
 	c=$(med clean $s xenreaper-sync "$tmp/sizes")
@@ -261,7 +257,7 @@ teardown, idle (the 3 s before) and during.
 
 ## What sampling costs dom0
 
-A 1 GiB guest torn down by plain \`xl destroy\` and by xenreaperd at
+A 512 MiB guest torn down by plain \`xl destroy\` and by xenreaperd at
 \`progress-interval\` 20 ms, 250 ms (the default) and 1 s, under
 \`strace -c -f\` (the daemon's threads and children, or \`xl\` and its
 children): system calls and mlock/munlock among them per teardown, and the

@@ -75,7 +75,7 @@ one() {
 	rm -f /tmp/m.ms
 	case $_tool in
 	xl) $T $XB_TOOL back $_trace /tmp/m.ms $_target xl destroy $_d ;;
-	xl-async|xl-async-normal) $T $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
+	xl-async) $T $XB_TOOL back $_trace /tmp/m.ms $_target $XL_FRONT destroy --async $_d ;;
 	floor) $T $XB_TOOL floor-destroy $_trace /tmp/m.ms $_target $_d ;;
 	sync)	$T $XB_TOOL back -n $XB_ROOT/job/$_d/state=done /tmp/m.ms $_target \
 			$CLI destroy $_d >/dev/null ;;
@@ -93,7 +93,6 @@ one() {
 	xl) echo "caller,$_mib,xl,$_run,$_blocked"; echo "back,$_mib,xl,$_run,$_back" ;;
 	xl-async) echo "caller,$_mib,xl-async,$_run,$_blocked"
 		echo "back,$_mib,xenreaper-deferred,$_run,$_back" ;;
-	xl-async-normal) echo "back,$_mib,xenreaper-deferred-normal,$_run,$_back" ;;
 	floor) echo "floor-call,$_mib,floor,$_run,$_blocked"; echo "back,$_mib,floor,$_run,$_back" ;;
 	sync)	[ "${_clean:--1}" -ge 0 ] || fail "sync $_mib MiB run $_run: job not seen done"
 		echo "caller,$_mib,xenreaper,$_run,$_blocked"
@@ -175,16 +174,6 @@ phase xl-async
 echo "rss-after-jobs-kib,0,xenreaperd,1,$(rss VmRSS)" >> /tmp/xen-daemon.csv
 echo "rss-peak-kib,0,xenreaperd,1,$(rss VmHWM)" >> /tmp/xen-daemon.csv
 xb_note "xenreaperd: RSS $(rss VmRSS) KiB after the jobs"
-xb_daemon_stop
-
-# The same at worker priority normal, for the largest size: how much of
-# the gap to the floor is the default priority (low, nice 10) yielding
-# to the bench's own samplers.
-printf '[default]\npriority = normal\n' > /tmp/normal.conf
-xb_daemon_start -c /tmp/normal.conf || fail "xenreaperd starts with priority = normal"
-all_sizes=$SIZES; SIZES=$(echo $all_sizes | awk '{ print $NF }')
-phase xl-async-normal
-SIZES=$all_sizes
 xb_daemon_stop
 
 # Sync: the same daemon with scrub = sync for every pool, asked by

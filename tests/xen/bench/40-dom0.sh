@@ -5,7 +5,7 @@
 #      reads one xenstore node every 10 ms (xbtool xs-latency: round trips
 #      p50/p99) and a CPU-bound task counts its work (xbtool spin): both
 #      against the idle window of 3 s just before the same teardown.
-#   5. While a 1 GiB guest is torn down (plain `xl destroy`, and xenreaperd
+#   5. While a 512 MiB guest is torn down (plain `xl destroy`, and xenreaperd
 #      at progress-interval 20 ms, 250 ms and 1 s), the system calls of the
 #      tearing-down process and its children by kind (strace -c -f, so the
 #      times are stretched; counts are what they are), mlock/munlock among
@@ -17,7 +17,7 @@
 . $XB_LIB
 RUNS=${XB_BENCH_RUNS:-3}
 MIB4=${XB_BENCH_DOM0_MIB:-3072}
-MIB5=${XB_BENCH_SYSCALL_MIB:-1024}
+MIB5=${XB_BENCH_SYSCALL_MIB:-512}
 CSV=/tmp/xen-dom0.csv
 SYS=/tmp/xen-syscalls.csv
 LAT=/tmp/xen-xslat.dat

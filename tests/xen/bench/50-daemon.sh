@@ -8,7 +8,8 @@
 #   7. The daemon at rest: wake-ups (context switches of all its threads)
 #      and CPU ticks over 10 s once nothing is in flight, and what system
 #      calls it made meanwhile (strace -c -f); RSS idle, with 50 jobs
-#      queued (jobs = 1, the first held on libxl's domain lock), and after
+#      queued (jobs = 1, the first held on libxl's domain lock; guests of
+#      88 MiB, the least that holds the dom0 kernel), and after
 #      1,000 more finished jobs (requests for absent domains, refused).
 # Then, for the plot, one 2 GiB teardown per policy with the backlog probed
 # every 200 ms (xbtool scrub-trace: xen-scrub-POLICY.dat).
@@ -98,13 +99,13 @@ while [ $i -le $QUEUED ]; do
 	pids=
 	for j in 1 2 3 4; do
 		[ $i -le $QUEUED ] || break
-		(xb_guest q$i 64 > /tmp/q$i.domid) & pids="$pids $!"
+		(xb_guest q$i 88 > /tmp/q$i.domid) & pids="$pids $!"
 		i=$((i + 1))
 	done
 	for p in $pids; do wait $p; done
 done
 for i in $(seq 1 $QUEUED); do
-	[ -s /tmp/q$i.domid ] || { cat /tmp/q$i.create.log; fail "create q$i (64 MiB)"; }
+	[ -s /tmp/q$i.domid ] || { cat /tmp/q$i.create.log; fail "create q$i (88 MiB)"; }
 	doms="$doms $(cat /tmp/q$i.domid)"
 done
 set -- $doms; first=$1
