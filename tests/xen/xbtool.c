@@ -15,7 +15,9 @@
  *                                  (a teardown is under way); print tot_pages
  *   xbtool sample-job DOMID MS FILE  every 20 ms until the job is done or
  *                                  failed (or MS passed), append
- *                                  "ms state pages-left rate" to FILE
+ *                                  "ms state pages-left rate wall-ms" to
+ *                                  FILE (the first three read in one
+ *                                  transaction; wall-ms after the reads)
  *   xbtool list                    every domain: "DOMID UUID TOT_PAGES DYING"
  *   xbtool wait-node PATH VALUE MS wait (a xenstore watch) until PATH reads
  *                                  VALUE ('*' any value, '-' absent, a|b
@@ -403,14 +405,20 @@ static int sample_job(const char *domid, int64_t limit, const char *file)
 		return 2;
 	}
 	while (!done && now_ms(CLOCK_MONOTONIC) - start < limit) {
+		/* One transaction: the count and the rate of one publication. */
+		xs_transaction_t t = xs_transaction_start(xsh);
+
 		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/state", domid);
-		state = xs_read(xsh, XBT_NULL, path, &len);
+		state = xs_read(xsh, t, path, &len);
 		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/pages-left", domid);
-		left = xs_read(xsh, XBT_NULL, path, &len);
+		left = xs_read(xsh, t, path, &len);
 		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/rate", domid);
-		rate = xs_read(xsh, XBT_NULL, path, &len);
-		fprintf(out, "%" PRId64 " %s %s %s\n", now_ms(CLOCK_MONOTONIC) - start,
-			state ? state : "-", left ? left : "-", rate ? rate : "-");
+		rate = xs_read(xsh, t, path, &len);
+		if (t != XBT_NULL)
+			xs_transaction_end(xsh, t, true);
+		fprintf(out, "%" PRId64 " %s %s %s %" PRId64 "\n", now_ms(CLOCK_MONOTONIC) - start,
+			state ? state : "-", left ? left : "-", rate ? rate : "-",
+			now_ms(CLOCK_REALTIME));
 		done = state && (!strcmp(state, "done") || !strcmp(state, "failed"));
 		free(state);
 		free(left);

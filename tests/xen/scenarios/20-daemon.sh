@@ -40,26 +40,34 @@ xb_is "$(xb_read $XB_ROOT/job/$domid/pool)" Pool-0 "job records the guest's cpup
 mono=$(awk '$3 != "-" { if (last != "" && $3 > last) bad = 1; last = $3 } END { print bad ? "no" : "yes" }' /tmp/samples)
 xb_is "$mono" yes "pages-left never rose across $(wc -l < /tmp/samples) samples"
 mid=$(awk '$2 == "destroying" && $3 > 0 && $3 < 524288 { n++; v = v " " $3 } END { print n + 0 ":" v }' /tmp/samples)
-# The rate the job published mid-teardown, against what the samples saw
-# over the same stretch.  The daemon's rate is what fell since its first
-# sample of the job (the window, 3 s, spans this whole teardown), so the
-# samples' rate is what fell from the first "destroying" sample to the
-# first sample showing the newest mid-teardown count, over that time; the
-# rate is the one read with that count.  Samples are 20 ms apart or more,
-# so both ends are late by up to one gap: a factor of 2 allows for it and
-# still fails on a wrong unit or a stale rate.
-read seen rate span <<EOF
-$(awk -v total=524288 '
-	$2 == "destroying" && t0 == "" { t0 = $1 }
-	$2 == "destroying" && $3 != "-" && $3 > 0 && $3 < total && $3 != left { left = $3; tl = $1; r = $4 }
+# The rate the job published mid-teardown, against what fell since the
+# job's own started time.  The daemon's rate is what fell between its first
+# sample of the job (within one progress-interval, 250 ms, of started) and
+# the sample that published the count L; its window (3 s) spans this whole
+# teardown.  A sample reads count and rate in one transaction, stamped with
+# the wall clock after the read, so the daemon published L after the
+# previous sample (tp) and before the one that first shows it (tl):
+#   rate >= what fell by L over tl - started, unless most of it fell
+#          before the daemon's first sample: half that is the floor;
+#   rate <= what fell by L over tp - started - 350 ms (one interval, and
+#          100 ms for the publish and a late timer), with a quarter to spare.
+# A wrong unit (pages, KiB, per ms) or a stale rate fails one way or the other.
+started=$(xb_read $XB_ROOT/job/$domid/started)
+read lo hi rate <<EOF
+$(awk -v total=524288 -v s="$started" '
+	BEGIN { s = s * 1000 }
+	$2 == "destroying" && $3 != "-" && $3 > 0 && $3 < total && $3 != left { left = $3; tl = $5; tp = prev; r = $4 }
+	{ prev = $5 }
 	END {
-		if (t0 == "" || left == "" || tl <= t0) { print "0 none 0"; exit }
-		printf "%.1f %s %d\n", (total - left) / 256 * 1000 / (tl - t0), r, tl - t0
+		if (left == "" || s <= 0 || tl <= s) { print "0 0 none"; exit }
+		mib = (total - left) / 256
+		hi = tp - s - 350 > 0 ? sprintf("%.1f", mib * 1000 / (tp - s - 350)) : "none"
+		printf "%.1f %s %s\n", mib * 1000 / (tl - s), hi, r
 	}' /tmp/samples)
 EOF
-xb_note "rate published with the last mid-teardown count: $rate MiB/s; the samples saw $seen MiB/s over ${span} ms; done: $(xb_read $XB_ROOT/job/$domid/rate) MiB/s"
-xb_check "the published rate $rate MiB/s is within a factor of 2 of the $seen MiB/s the samples saw" \
-	awk -v r="$rate" -v s="$seen" 'BEGIN { exit !(r + 0 > 0 && s > 0 && r <= 2 * s && r >= s / 2) }'
+xb_note "rate published with the last mid-teardown count: $rate MiB/s; since started: $lo MiB/s at the first sight, $hi at most; done: $(xb_read $XB_ROOT/job/$domid/rate) MiB/s"
+xb_check "the published rate $rate MiB/s lies within [$lo / 2, $hi x 1.25] MiB/s, what fell since the job started" \
+	awk -v r="$rate" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(r + 0 > 0 && lo > 0 && r >= lo / 2 && (hi == "none" || r <= hi * 1.25)) }'
 xb_check "the daemon logged the teardown's rate, as libxc's show_transfer_rate does" \
 	grep -q "domain $domid (big): 524288 pages (2048 MiB) released in [0-9.]* s, [0-9.]* MiB/s" /tmp/xenreaperd.log
 xb_check "pages-left seen falling mid-teardown (${mid%%:*} samples:$(echo "${mid#*:}" | cut -c1-80))" test "${mid%%:*}" -gt 0
