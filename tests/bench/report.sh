@@ -294,23 +294,22 @@ cat <<EOF
 ## Scrub probing
 
 1 GiB guests torn down one at a time by xenreaperd at \`log-level = debug\`
-(each probe is logged with its duration).  Window: from the request until
-12 s after the job is done (a deferred job's one probe comes 5 s after its
-releases settle).  Console lines: what Xen's console ring held at the end
-of the window, cleared at its start (\`xl dmesg -c\`).
+(each probe is logged with its duration).  A sync job's probes all come
+before it is done: one row per teardown, from the request to done.
+Deferred jobs share probes (one once releases settle, at most one a
+minute): one row for the whole series, from the first request until a
+probe newer than the last job's end.  Console lines: what Xen's console
+ring held at the end of the row, cleared at its start (\`xl dmesg -c\`).
 
-| policy | probes per teardown (median, min–max) | ms per probe | console lines per teardown | lines per probe | runs |
-|---|---|---|---|---|---|
+| policy | teardowns | probes per teardown (min–max per row) | ms per probe | console lines per teardown | lines per probe | rows |
+|---|---|---|---|---|---|---|
 EOF
 for p in deferred sync; do
-	tail -n +2 "$out/xen-probes.csv" | awk -F, -v p=$p '$1 == p { n++; pr[n] = $3; ms += $4; ln[n] = $5; tp += $3; tl += $5 }
-		END { asort_n = n
-		      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) {
-			if (pr[j] < pr[i]) { x = pr[i]; pr[i] = pr[j]; pr[j] = x }
-			if (ln[j] < ln[i]) { x = ln[i]; ln[i] = ln[j]; ln[j] = x } }
-		      m = int((n + 1) / 2)
-		      printf "| %s | %s (%s–%s) | %s | %s | %s | %d |\n", p, pr[m], pr[1], pr[n],
-			tp ? sprintf("%.0f", ms / tp) : "–", ln[m], tp ? sprintf("%.0f", tl / tp) : "–", n }'
+	tail -n +2 "$out/xen-probes.csv" | awk -F, -v p=$p '$1 == p { n++; t += $3; pr += $4; ms += $5; ln += $6
+			r = $4 / $3; if (n == 1 || r < lo) lo = r; if (n == 1 || r > hi) hi = r }
+		END { if (!n) exit
+		      printf "| %s | %d | %.2f (%.2f–%.2f) | %s | %.0f | %s | %d |\n", p, t, pr / t, lo, hi,
+			pr ? sprintf("%.0f", ms / pr) : "–", ln / t, pr ? sprintf("%.0f", ln / pr) : "–", n }'
 done
 cat <<EOF
 

@@ -12,6 +12,10 @@ XB_DAEMON_LOG=/tmp/xenreaperd.log
 xb_ok()      { echo "XQTAP ok $*"; }
 xb_not_ok()  { echo "XQTAP not ok $*"; XB_FAILED=$((XB_FAILED + 1)); }
 xb_note()    { echo "XQTAP # $*"; }
+# xb_phase WHAT: note that WHAT ended, and how long the scenario has run
+# (where a long run's time goes).
+XB_T0=$(date +%s)
+xb_phase()   { xb_note "phase: $* at $(($(date +%s) - XB_T0)) s"; }
 # xb_check DESCRIPTION COMMAND...: ok if COMMAND succeeds.
 # (Helpers use _xb_ names: sh has no locals, and scenarios use short ones.)
 xb_check()   { _xb_desc=$1; shift; if "$@"; then xb_ok "$_xb_desc"; else xb_not_ok "$_xb_desc"; fi; }

@@ -142,6 +142,7 @@ phase() {
 				[ ${item%%:*} = xl ] && floor_write ${item#*:} $mib
 			done
 		done
+		xb_phase "$tools, $mib MiB"
 	done
 }
 

@@ -75,6 +75,7 @@ for shape in $SHAPES; do
 		for run in $(seq 1 $RUNS); do batch $run xenreaper-jobs$jobs; done
 		xb_daemon_stop
 	done
+	xb_phase "shape $shape"
 done
 xb_ok "$(($(wc -l < $CSV) - 1)) batch figures measured"
 xb_emit xen-batch.csv $CSV

@@ -142,9 +142,11 @@ xl list >/dev/null && $XB_TOOL ms >/dev/null && strace -o /dev/null true &&
 for run in $(seq 1 $RUNS); do
 	for tool in xl idle low normal; do dom0_run $tool $run; done
 done
+xb_phase "measure 4"
 for run in $(seq 1 $RUNS); do
 	for tool in xl 20ms 250ms 1s; do syscall_run $tool $run; done
 done
+xb_phase "measure 5"
 xb_ok "$(($(wc -l < $CSV) - 1)) dom0 figures measured"
 xb_emit xen-dom0.csv $CSV
 xb_emit xen-syscalls.csv $SYS

@@ -1,18 +1,20 @@
 # Benchmark (issue 10, measures 6 and 7): what the daemon costs by itself.
 #   6. Scrub probing: 1 GiB guests torn down one at a time, deferred and
 #      sync, with xenreaperd at log-level debug (each probe is logged with
-#      its ms).  Per teardown, over the window from the request until 12 s
-#      after its job is done (a deferred job's one probe comes 5 s after
-#      the releases settle): probes, ms per probe, and the lines the
-#      probes wrote to Xen's console ring (cleared first: xl dmesg -c).
+#      its ms): probes, ms per probe, and the lines the probes wrote to
+#      Xen's console ring (cleared first: xl dmesg -c).  A sync job's
+#      probes all come before it is done, so each sync teardown is one
+#      row.  Deferred jobs share probes: one once releases settle, at most
+#      one a minute, so the deferred row is the whole series of teardowns,
+#      until a probe newer than the last one's end has been made.
 #   7. The daemon at rest: wake-ups (context switches of all its threads)
 #      and CPU ticks over 10 s once nothing is in flight, and what system
 #      calls it made meanwhile (strace -c -f); RSS idle, with 50 jobs
 #      queued (jobs = 1, the first held on libxl's domain lock; guests of
 #      88 MiB, the least that holds the dom0 kernel), and after
 #      1,000 more finished jobs (requests for absent domains, refused).
-# Then, for the plot, one 2 GiB teardown per policy with the backlog probed
-# every 200 ms (xbtool scrub-trace: xen-scrub-POLICY.dat).
+# Before each policy's series, for the plot, one 2 GiB teardown with the
+# backlog probed every 200 ms (xbtool scrub-trace: xen-scrub-POLICY.dat).
 # Figures go to the host in xen-probes.csv and xen-rest.csv; a failed
 # measurement fails the scenario and sends none.
 . $XB_LIB
@@ -21,7 +23,7 @@ QUEUED=${XB_BENCH_QUEUED:-50}
 FINISHED=${XB_BENCH_FINISHED:-1000}
 PROBES=/tmp/xen-probes.csv
 REST=/tmp/xen-rest.csv
-echo "policy,run,probes,probe_ms_total,console_lines" > $PROBES
+echo "policy,run,teardowns,probes,probe_ms_total,console_lines" > $PROBES
 echo "measure,value" > $REST
 holder=
 fail() {
@@ -38,29 +40,53 @@ probes_logged() {
 }
 
 # ---- measure 6
-probe_run() {
-	policy=$1 run=$2
-	d=$(xb_guest p-$policy-$run 1024) || fail "create a 1 GiB guest"
-	read n0 ms0 <<EOF
-$(probes_logged)
-EOF
-	xl dmesg -c >/dev/null || fail "xl dmesg -c"
+# probe_teardown POLICY RUN: one 1 GiB guest torn down, its job done.
+probe_teardown() {
+	d=$(xb_guest p-$1-$2 1024) || fail "create a 1 GiB guest"
 	xb_request $d
-	xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || fail "$policy run $run: job $d ended $(xb_state $d)"
-	# An observation window: 12 s after done covers the deferred probe.
-	sleep 12
+	xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || fail "$1 run $2: job $d ended $(xb_state $d)"
+}
+# probe_row POLICY RUN TEARDOWNS N0 MS0: the probes logged since N0, MS0.
+probe_row() {
 	lines=$(xl dmesg | wc -l)
 	read n1 ms1 <<EOF
 $(probes_logged)
 EOF
-	echo "$policy,$run,$((n1 - n0)),$((ms1 - ms0)),$lines" >> $PROBES
-	xb_note "$policy run $run: $((n1 - n0)) probe(s), $((ms1 - ms0)) ms in all, $lines console lines"
+	echo "$1,$2,$3,$((n1 - $4)),$((ms1 - $5)),$lines" >> $PROBES
+	xb_note "$1 $2: $3 teardown(s), $((n1 - $4)) probe(s), $((ms1 - $5)) ms in all, $lines console lines"
+}
+probe_series() {
+	policy=$1
+	read n0 ms0 <<EOF
+$(probes_logged)
+EOF
+	xl dmesg -c >/dev/null || fail "xl dmesg -c"
+	if [ $policy = sync ]; then
+		for run in $(seq 1 $RUNS); do
+			probe_teardown $policy $run
+			probe_row $policy $run 1 $n0 $ms0
+			read n0 ms0 <<EOF
+$(probes_logged)
+EOF
+			xl dmesg -c >/dev/null || fail "xl dmesg -c"
+		done
+		return
+	fi
+	for run in $(seq 1 $RUNS); do probe_teardown $policy $run; done
+	# Until a probe made after the last job ended (a state, at most a
+	# minute and a bit away), polled: the daemon says so only in its log.
+	end=$(xb_read $XB_ROOT/job/$d/finished)
+	i=0
+	until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v e="$end" 'BEGIN { exit !(p + 0 >= e + 0) }'; do
+		[ $i -lt 900 ] || fail "deferred: no probe within 90 s of the last job's end"
+		sleep 0.1; i=$((i + 1))
+	done
+	probe_row $policy 1-$RUNS $RUNS $n0 $ms0
 }
 
 for policy in deferred sync; do
 	printf '[daemon]\nlog-level = debug\n[default]\nscrub = %s\n' $policy > /tmp/probe.conf
 	xb_daemon_start -c /tmp/probe.conf || fail "xenreaperd starts with scrub = $policy"
-	for run in $(seq 1 $RUNS); do probe_run $policy $run; done
 	# The scrub backlog over time (for the plot), probed every 200 ms by
 	# xbtool for one 2 GiB teardown, and when its job said done.
 	d=$(xb_guest trace-$policy 2048) || fail "create a 2 GiB guest"
@@ -70,6 +96,10 @@ for policy in deferred sync; do
 	wait $waiter || fail "$policy: trace job $d did not end done"
 	wait $tracer || fail "$policy: scrub-trace failed"
 	echo "# done $(cut -d' ' -f1 /tmp/done.ms)" >> /tmp/xen-scrub-$policy.dat
+	# After the trace: the series ends once a probe follows the last
+	# teardown, so the deferred daemon is at rest for measure 7.
+	probe_series $policy
+	xb_phase "trace and probes, $policy"
 	[ $policy = deferred ] || { xb_daemon_stop; continue; }
 	# ---- measure 7, at rest: the deferred daemon after its teardowns.
 	pid=$XB_DAEMON_PID
@@ -119,12 +149,14 @@ xenstore-write $args || fail "request $QUEUED teardowns"
 xb_wait_node $XB_ROOT/daemon/active-jobs $QUEUED 60 >/dev/null || fail "$QUEUED jobs not active"
 queued=$(for d in $doms; do xb_state $d; done | grep -c '^queued$')
 [ "$queued" -eq $((QUEUED - 1)) ] || fail "$queued jobs queued, want $((QUEUED - 1))"
+xb_phase "$QUEUED guests created and queued"
 echo "rss-queued-kib,$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status)" >> $REST
 echo "queued-jobs,$queued" >> $REST
 kill $holder; wait $holder 2>/dev/null; holder=
 for d in $doms; do
 	xb_wait_final $d 300 && [ "$(xb_state $d)" = done ] || fail "queued job $d ended $(xb_state $d)"
 done
+xb_phase "$QUEUED queued jobs done"
 args=
 for d in $(seq 20000 $((20000 + FINISHED - 1))); do args="$args $XB_ROOT/request/$d 00000000-0000-0000-0000-000000000001"; done
 xenstore-write $args || fail "request $FINISHED teardowns of absent domains"
@@ -139,7 +171,8 @@ echo "finished-jobs,$((FINISHED + QUEUED))" >> $REST
 echo "job-records-kept,$kept" >> $REST
 xb_note "RSS $(awk '/^VmRSS/ { print $2 }' /proc/$pid/status) KiB after $((FINISHED + QUEUED)) finished jobs ($kept records kept)"
 xb_daemon_stop
-xb_ok "$(($(wc -l < $PROBES) - 1)) probe runs, $(($(wc -l < $REST) - 1)) figures at rest measured"
+xb_phase "$FINISHED refused requests"
+xb_ok "$(($(wc -l < $PROBES) - 1)) probe rows, $(($(wc -l < $REST) - 1)) figures at rest measured"
 xb_emit xen-probes.csv $PROBES
 xb_emit xen-rest.csv $REST
 xb_emit xen-scrub-deferred.dat /tmp/xen-scrub-deferred.dat
