@@ -24,9 +24,11 @@ mkdir -p "$docs/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# --- statistics: "measure size tool n median min max" per group
+# --- statistics: "measure size tool n median min max" per group.  With
+# "text", the second column is sorted as text (a batch shape, "4x512").
 stats() {
-	tail -n +2 "$1" | sort -t, -k1,1 -k2,2n -k3,3 -k5,5n | awk -F, '
+	second=n; [ "${2:-}" = text ] && second=
+	tail -n +2 "$1" | sort -t, -k1,1 -k2,2$second -k3,3 -k5,5n | awk -F, '
 		function flush() {
 			if (n == 0) return
 			med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
@@ -46,17 +48,7 @@ stats() {
 	   END { for (k in b) if (k in c) { split(k, a, ","); print "back," a[1] ",xenreaper-after-caller," a[2] "," b[k] - c[k] } }' \
 	"$out/xen-sizes.csv"; } > "$tmp/sizes.csv"
 stats "$tmp/sizes.csv" > "$tmp/sizes"
-# The batch file's second column is a shape ("4x512"): sort it as text.
-tail -n +2 "$out/xen-batch.csv" | sort -t, -k1,1 -k2,2 -k3,3 -k5,5n | awk -F, '
-	function flush() {
-		if (n == 0) return
-		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		print key, n, med, v[1], v[n]
-	}
-	{ k = $1 " " $2 " " $3
-	  if (k != key) { flush(); key = k; n = 0 }
-	  v[++n] = $5 }
-	END { flush() }' > "$tmp/batch"
+stats "$out/xen-batch.csv" text > "$tmp/batch"
 # dom0 figures: "measure tool n median min max" (xen-dom0.csv has no size)
 tail -n +2 "$out/xen-dom0.csv" | awk -F, '{ print $1 ",0," $2 "," $3 "," $4 }' > "$tmp/dom0.csv"
 sed -i '1i measure,size,tool,run,value' "$tmp/dom0.csv"
