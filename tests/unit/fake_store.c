@@ -126,10 +126,10 @@ static bool fs_parent_private(struct fake_store *fs, const char *path)
 	return priv;
 }
 
-/* Before the open transaction (if any) changes PATH, remember what it was. */
-static void fs_remember(struct fake_store *fs, const char *path)
+/* Before the open transaction (if any) changes PATH, remember what it was:
+ * NODE, or absent when NODE is NULL. */
+static void fs_remember_node(struct fake_store *fs, const char *path, const struct node *node)
 {
-	int i = fs_find(fs, path);
 	struct undo *u;
 
 	if (!fs->open_tx)
@@ -137,8 +137,15 @@ static void fs_remember(struct fake_store *fs, const char *path)
 	fs->undo = realloc(fs->undo, (fs->n_undo + 1) * sizeof(*fs->undo));
 	u = &fs->undo[fs->n_undo++];
 	u->path = strdup(path);
-	u->value = i >= 0 ? strdup(fs->nodes[i].value) : NULL;
-	u->priv = i >= 0 && fs->nodes[i].priv;
+	u->value = node ? strdup(node->value) : NULL;
+	u->priv = node && node->priv;
+}
+
+static void fs_remember(struct fake_store *fs, const char *path)
+{
+	int i = fs_find(fs, path);
+
+	fs_remember_node(fs, path, i >= 0 ? &fs->nodes[i] : NULL);
 }
 
 static void fs_set(struct fake_store *fs, const char *path, const char *value)
@@ -200,7 +207,8 @@ static int fs_rm(struct store *s, store_tx tx, const char *path)
 		return rc;
 	for (unsigned i = 0; i < fs->n_nodes; i++) {
 		if (is_under(fs->nodes[i].path, path)) {
-			fs_remember(fs, fs->nodes[i].path);
+			/* Not fs_remember: the array is being compacted. */
+			fs_remember_node(fs, fs->nodes[i].path, &fs->nodes[i]);
 			/* xenstored fires watches on each removed node too. */
 			for (unsigned w = 0; w < fs->n_watches; w++)
 				if (strcmp(fs->nodes[i].path, path) &&
