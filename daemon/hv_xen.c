@@ -5,8 +5,20 @@
  * (devices, device model, xenstore, then the preemptible domctl).  The
  * libxl context is created once and kept: that start-up is what `xl` pays
  * on every call.  It does not retry or interpret failures; reaper.c does.
+ *
+ * libxl forks its destroy child from whichever thread calls
+ * libxl_domain_destroy, and the child makes hypercalls at once.  libxencall
+ * keeps its buffer cache under one process-wide mutex (cache_mutex in
+ * tools/libs/call/buffer.c) and has no fork handler, so a fork while another
+ * thread is inside libxencall leaves the child waiting on that mutex for
+ * ever, and the teardown with it (seen on real Xen: the child asleep in
+ * futex_wait while the main thread sampled every 20 ms).  So every libxc
+ * call here is made under hv_xen_call_lock, which a fork takes first
+ * (pthread_atfork).  libxl's own calls run under its context lock, which it
+ * holds too when it forks.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xenctrl.h>
@@ -21,12 +33,30 @@
 
 struct hv_xen {
 	struct hv base;
-	xc_interface *xch;	/* main thread only */
+	xc_interface *xch;	/* any thread, under hv_xen_call_lock */
 	libxl_ctx *ctx;		/* libxl is thread-safe: shared by workers */
 	xentoollog_logger_stdiostream *logger;
 	uint32_t self_domid;
 	uint32_t console_index;	/* how far the console ring has been read */
 };
+
+static pthread_mutex_t hv_xen_call_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t hv_xen_atfork_once = PTHREAD_ONCE_INIT;
+
+static void hv_xen_call_begin(void)
+{
+	pthread_mutex_lock(&hv_xen_call_lock);
+}
+
+static void hv_xen_call_end(void)
+{
+	pthread_mutex_unlock(&hv_xen_call_lock);
+}
+
+static void hv_xen_atfork_register(void)
+{
+	pthread_atfork(hv_xen_call_begin, hv_xen_call_end, hv_xen_call_end);
+}
 
 static struct hv_xen *hv_xen_of(struct hv *hv)
 {
@@ -40,13 +70,17 @@ static int hv_xen_list(struct hv *hv, struct hv_domain **out, size_t *n_out)
 	struct hv_domain *domains = NULL, *grown;
 	size_t n = 0;
 	uint32_t next = 0;
-	int got;
+	int got, rc;
 
 	for (;;) {
+		hv_xen_call_begin();
 		got = xc_domain_getinfolist(hx->xch, next, HV_XEN_BATCH, info);
+		if (got < 0)
+			rc = errno ? -errno : -EIO;
+		hv_xen_call_end();
 		if (got < 0) {
 			free(domains);
-			return errno ? -errno : -EIO;
+			return rc;
 		}
 		if (got == 0)
 			break;
@@ -99,28 +133,24 @@ static int hv_xen_errno(int libxl_rc)
 
 /* The UUID guard once more, on the worker, right before the teardown: the
  * main thread checked it when it queued the job, but the domid may have
- * been freed and reused since.  libxl (thread-safe, unlike the main
- * thread's xc handle) reads the domain. */
+ * been freed and reused since. */
 static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
 {
-	libxl_ctx *ctx = hv_xen_of(hv)->ctx;
-	libxl_dominfo info;
-	int rc;
+	struct hv_xen *hx = hv_xen_of(hv);
+	xc_domaininfo_t info;
+	int got, rc;
 
-	libxl_dominfo_init(&info);
-	rc = libxl_domain_info(ctx, &info, domid);
-	if (rc) {
-		rc = hv_xen_errno(rc);
-		goto out;
-	}
-	if (memcmp(libxl_uuid_bytearray(&info.uuid), uuid, HV_UUID_LEN)) {
-		rc = -ESTALE;
-		goto out;
-	}
-	rc = hv_xen_errno(libxl_domain_destroy(ctx, domid, NULL));
-out:
-	libxl_dominfo_dispose(&info);
-	return rc;
+	hv_xen_call_begin();
+	got = xc_domain_getinfolist(hx->xch, domid, 1, &info);
+	rc = got < 0 ? (errno ? -errno : -EIO) : 0;
+	hv_xen_call_end();
+	if (rc)
+		return rc;
+	if (got == 0 || info.domain != domid)
+		return -ESRCH;
+	if (memcmp(info.handle, uuid, HV_UUID_LEN))
+		return -ESTALE;
+	return hv_xen_errno(libxl_domain_destroy(hx->ctx, domid, NULL));
 }
 
 static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
@@ -146,11 +176,16 @@ static int hv_xen_console_read(struct hv_xen *hx, char **text, size_t *len)
 	char chunk[16384];
 	unsigned n;
 	char *grown;
+	int rc;
 
 	for (;;) {
 		n = sizeof(chunk);
-		if (xc_readconsolering(hx->xch, chunk, &n, 0, 1, &hx->console_index))
-			return errno ? -errno : -EIO;
+		hv_xen_call_begin();
+		rc = xc_readconsolering(hx->xch, chunk, &n, 0, 1, &hx->console_index) ?
+		     (errno ? -errno : -EIO) : 0;
+		hv_xen_call_end();
+		if (rc)
+			return rc;
 		if (n == 0)
 			return 0;
 		if (text) {
@@ -176,8 +211,11 @@ static int hv_xen_probe_heap_dump(struct hv_xen *hx, struct hv_scrub *out)
 	rc = hv_xen_console_read(hx, NULL, NULL);	/* skip what came before */
 	if (rc)
 		return rc;
-	if (xc_send_debug_keys(hx->xch, "H"))
-		return errno ? -errno : -EIO;
+	hv_xen_call_begin();
+	rc = xc_send_debug_keys(hx->xch, "H") ? (errno ? -errno : -EIO) : 0;
+	hv_xen_call_end();
+	if (rc)
+		return rc;
 	rc = hv_xen_console_read(hx, &text, &len);
 	if (!rc) {
 		heapdump_parse(text ? text : "", len, &dump);
@@ -197,14 +235,18 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 {
 	struct hv_xen *hx = hv_xen_of(hv);
 	xc_physinfo_t info = { 0 };
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	/* physinfo is cheap and silent; 4.17 always reports 0 there, which is
 	 * indistinguishable from "nothing pending", so only a non-zero figure
 	 * counts when the heap dump is also allowed. */
 	if (sources & HV_SCRUB_PHYSINFO) {
-		if (xc_physinfo(hx->xch, &info))
-			return errno ? -errno : -EIO;
+		hv_xen_call_begin();
+		rc = xc_physinfo(hx->xch, &info) ? (errno ? -errno : -EIO) : 0;
+		hv_xen_call_end();
+		if (rc)
+			return rc;
 		if (info.scrub_pages || !(sources & HV_SCRUB_HEAP_DUMP)) {
 			out->source = HV_SCRUB_PHYSINFO;
 			out->pages = info.scrub_pages;
@@ -219,9 +261,13 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
 {
 	xc_physinfo_t info = { 0 };
+	int rc;
 
-	if (xc_physinfo(hv_xen_of(hv)->xch, &info))
-		return errno ? -errno : -EIO;
+	hv_xen_call_begin();
+	rc = xc_physinfo(hv_xen_of(hv)->xch, &info) ? (errno ? -errno : -EIO) : 0;
+	hv_xen_call_end();
+	if (rc)
+		return rc;
 	*pages = info.free_pages;
 	return 0;
 }
@@ -276,6 +322,7 @@ int hv_xen_new(struct hv **out)
 	if (!hx)
 		return -ENOMEM;
 	hx->base.ops = &hv_xen_ops;
+	pthread_once(&hv_xen_atfork_once, hv_xen_atfork_register);
 	/* libxl reports through this logger; errors only, the daemon logs the rest. */
 	hx->logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
 	hx->xch = xc_interface_open(NULL, NULL, 0);
