@@ -343,8 +343,8 @@ cat <<EOF
 daemon's real intake, job machinery and worker pool (policy defaults,
 jobs = 1) on the in-process xenstore and hypervisor of \`tests/unit/\`, in
 waves of 100 domains.  CPU is the process's (all threads); the fake
-xenstore is a flat list with linear lookups and whole-map transaction
-snapshots, so its own cost is measured apart and subtracted ("daemon").
+xenstore is a test double (a sorted array, an undo log per transaction),
+so its own cost is measured apart and subtracted ("daemon").
 Peak RSS includes the fake xenstore's contents.
 
 | N | CPU per request, daemon (µs) | min | max | with the fake xenstore (µs) | xenstore ops per job | transactions per job | hypervisor calls per job | peak RSS (KiB) |
