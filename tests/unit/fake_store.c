@@ -74,8 +74,8 @@ static int fs_find(struct fake_store *fs, const char *path)
 	return i < fs->n_nodes && !strcmp(fs->nodes[i].path, path) ? (int)i : -1;
 }
 
-/* A new node PATH (taken, not copied) in its sorted place; its index. */
-static unsigned fs_insert(struct fake_store *fs, char *path, char *value, bool priv)
+/* A new node PATH (taken, not copied) in its sorted place. */
+static void fs_insert(struct fake_store *fs, char *path, char *value, bool priv)
 {
 	unsigned i = fs_lower_bound(fs, path);
 
@@ -85,7 +85,6 @@ static unsigned fs_insert(struct fake_store *fs, char *path, char *value, bool p
 	fs->nodes[i].value = value;
 	fs->nodes[i].priv = priv;
 	fs->n_nodes++;
-	return i;
 }
 
 static int is_under(const char *path, const char *dir)
@@ -141,18 +140,11 @@ static void fs_remember_node(struct fake_store *fs, const char *path, const stru
 	u->priv = node && node->priv;
 }
 
-static void fs_remember(struct fake_store *fs, const char *path)
-{
-	int i = fs_find(fs, path);
-
-	fs_remember_node(fs, path, i >= 0 ? &fs->nodes[i] : NULL);
-}
-
 static void fs_set(struct fake_store *fs, const char *path, const char *value)
 {
 	int i = fs_find(fs, path);
 
-	fs_remember(fs, path);
+	fs_remember_node(fs, path, i >= 0 ? &fs->nodes[i] : NULL);
 	if (i >= 0) {
 		free(fs->nodes[i].value);
 		fs->nodes[i].value = strdup(value);
@@ -207,7 +199,6 @@ static int fs_rm(struct store *s, store_tx tx, const char *path)
 		return rc;
 	for (unsigned i = 0; i < fs->n_nodes; i++) {
 		if (is_under(fs->nodes[i].path, path)) {
-			/* Not fs_remember: the array is being compacted. */
 			fs_remember_node(fs, fs->nodes[i].path, &fs->nodes[i]);
 			/* xenstored fires watches on each removed node too. */
 			for (unsigned w = 0; w < fs->n_watches; w++)
@@ -257,14 +248,15 @@ static int fs_list(struct store *s, store_tx tx, const char *path, char ***names
 static int fs_make_private(struct store *s, store_tx tx, const char *path)
 {
 	struct fake_store *fs = fs_of(s);
-	int rc = inject_call(&fs->inject, FAKE_STORE_MAKE_PRIVATE);
+	int i, rc = inject_call(&fs->inject, FAKE_STORE_MAKE_PRIVATE);
 
 	if (rc)
 		return rc;
-	if (fs_find(fs, path) < 0)
+	i = fs_find(fs, path);
+	if (i < 0)
 		return -ENOENT;
-	fs_remember(fs, path);
-	fs->nodes[fs_find(fs, path)].priv = true;
+	fs_remember_node(fs, path, &fs->nodes[i]);
+	fs->nodes[i].priv = true;
 	return 0;
 }
 

@@ -46,42 +46,45 @@ probe_teardown() {
 	xb_request $d
 	xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || fail "$1 run $2: job $d ended $(xb_state $d)"
 }
-# probe_row POLICY RUN TEARDOWNS N0 MS0: the probes logged since N0, MS0.
+# probe_mark: a row starts: the probes logged so far (n0, ms0), the
+# console ring cleared.
+probe_mark() {
+	read n0 ms0 <<EOF
+$(probes_logged)
+EOF
+	xl dmesg -c >/dev/null || fail "xl dmesg -c"
+}
+# probe_row POLICY RUN TEARDOWNS: the probes logged since probe_mark.
 probe_row() {
 	lines=$(xl dmesg | wc -l)
 	read n1 ms1 <<EOF
 $(probes_logged)
 EOF
-	echo "$1,$2,$3,$((n1 - $4)),$((ms1 - $5)),$lines" >> $PROBES
-	xb_note "$1 $2: $3 teardown(s), $((n1 - $4)) probe(s), $((ms1 - $5)) ms in all, $lines console lines"
+	echo "$1,$2,$3,$((n1 - n0)),$((ms1 - ms0)),$lines" >> $PROBES
+	xb_note "$1 $2: $3 teardown(s), $((n1 - n0)) probe(s), $((ms1 - ms0)) ms in all, $lines console lines"
 }
 probe_series() {
 	policy=$1
-	read n0 ms0 <<EOF
-$(probes_logged)
-EOF
-	xl dmesg -c >/dev/null || fail "xl dmesg -c"
 	if [ $policy = sync ]; then
 		for run in $(seq 1 $RUNS); do
+			probe_mark
 			probe_teardown $policy $run
-			probe_row $policy $run 1 $n0 $ms0
-			read n0 ms0 <<EOF
-$(probes_logged)
-EOF
-			xl dmesg -c >/dev/null || fail "xl dmesg -c"
+			probe_row $policy $run 1
 		done
 		return
 	fi
+	probe_mark
 	for run in $(seq 1 $RUNS); do probe_teardown $policy $run; done
 	# Until a probe made after the last job ended (a state, at most a
-	# minute and a bit away), polled: the daemon says so only in its log.
+	# minute and a bit away), polled: scrub/probed is a time, and a watch
+	# cannot wait for "newer than".
 	end=$(xb_read $XB_ROOT/job/$d/finished)
 	i=0
 	until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v e="$end" 'BEGIN { exit !(p + 0 >= e + 0) }'; do
 		[ $i -lt 900 ] || fail "deferred: no probe within 90 s of the last job's end"
 		sleep 0.1; i=$((i + 1))
 	done
-	probe_row $policy 1-$RUNS $RUNS $n0 $ms0
+	probe_row $policy 1-$RUNS $RUNS
 }
 
 for policy in deferred sync; do
