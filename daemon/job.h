@@ -61,6 +61,8 @@ struct job {
 	bool scrub_tracked;	/* its released pages may still await scrubbing */
 	bool scrub_reported;	/* was tracked before the latest probe */
 	bool dirty;		/* its nodes in xenstore are behind: publish again */
+	bool settling;		/* destroying: the destroy got through, the domain
+				 * has until retry.next_mono to go */
 	uint64_t pages_total;
 	uint64_t pages_left;
 	uint64_t scrub_pages;	/* released pages still awaiting scrub */

@@ -213,7 +213,7 @@ static void daemon_notify_status(struct daemon *d)
 
 	if (d->stopping)
 		snprintf(status, sizeof(status), "STATUS=stopping: waiting for %u running teardown(s)",
-			 reaper_busy(d->reaper));
+			 reaper_running(d->reaper));
 	else if (active)
 		snprintf(status, sizeof(status), "STATUS=%u active job(s), %u%% of their pages released",
 			 active, reaper_progress(d->reaper));
@@ -262,7 +262,7 @@ static void daemon_reload(struct daemon *d)
 /* SIGTERM or SIGINT: true when the loop should end now. */
 static bool daemon_stop_signal(struct daemon *d, unsigned signo)
 {
-	unsigned busy = reaper_busy(d->reaper);
+	unsigned busy = reaper_running(d->reaper);
 
 	if (d->stopping) {
 		log_notice("signal %u again: stopping now; %u running teardown(s) resume on restart",
@@ -273,7 +273,7 @@ static bool daemon_stop_signal(struct daemon *d, unsigned signo)
 		log_notice("signal %u: stopping", signo);
 		return true;
 	}
-	log_notice("signal %u: stopping once %u running teardown(s) return (the same signal "
+	log_notice("signal %u: stopping once %u running teardown(s) end (the same signal "
 		   "again stops at once; they resume on restart)", signo, busy);
 	d->stopping = true;
 	sd_notify(0, "STOPPING=1");
@@ -340,7 +340,7 @@ static int daemon_run(struct daemon *d)
 		daemon_watchdog(d);
 		if (store_lost(d->store))
 			return -ENOTCONN;
-		if (d->stopping && !reaper_busy(d->reaper))
+		if (d->stopping && !reaper_running(d->reaper))
 			return 0;
 		rc = timer_arm(d->timer_fd, daemon_next_deadline(d));
 		if (rc)

@@ -80,9 +80,14 @@ unsigned reaper_scrub_sources(const struct reaper *r);
 /* teardown.c: running jobs */
 /* Start as many queued jobs as the pool may take, each under the guard. */
 void teardown_start_queued(struct reaper *r);
-/* Destroy again the jobs whose retry is due at NOW (zombies, failed
- * destroys); a domain found gone is released. */
+/* Settle the jobs whose retry is due at NOW (zombies, failed destroys):
+ * a domain found gone is released, one dead past its settle time called a
+ * zombie, and each destroyed again while a worker is free (never while
+ * stopping). */
 void teardown_retry(struct reaper *r, int64_t now);
+/* When JOB's next destroy attempt wants the loop awake at NOW, or -1:
+ * never while it is due and no worker may take it. */
+int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, int64_t now);
 /* Whether a teardown is running, so its progress wants sampling. */
 bool teardown_needs_sampling(const struct reaper *r);
 /* Read tot_pages of every running teardown and publish what fell. */

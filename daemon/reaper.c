@@ -239,6 +239,17 @@ unsigned reaper_busy(const struct reaper *r)
 	return r->in_worker;
 }
 
+unsigned reaper_running(const struct reaper *r)
+{
+	int64_t now = clock_mono_ms();
+	unsigned n = r->in_worker;
+
+	for (struct job *job = r->jobs; job; job = job->next)
+		n += job->state == JOB_DESTROYING && job->settling && !job->in_worker &&
+		     !backoff_due(&job->retry, now);
+	return n;
+}
+
 unsigned reaper_progress(const struct reaper *r)
 {
 	uint64_t total = 0, left = 0;
@@ -481,9 +492,10 @@ int reaper_tick(struct reaper *r)
 		rc = intake_orphans(r, now);
 		if (rc && rc != -EAGAIN)
 			log_err("dead domains left behind: %s", strerror(-rc));
-		teardown_retry(r, now);
-		teardown_start_queued(r);
 	}
+	teardown_retry(r, now);
+	if (!r->stopping)
+		teardown_start_queued(r);
 	if (teardown_needs_sampling(r) && now >= r->next_sample_mono) {
 		r->next_sample_mono = now + r->policy->progress_interval_ms;
 		teardown_sample(r);
@@ -511,7 +523,7 @@ static void reaper_consider(int64_t *next, int64_t t)
 int64_t reaper_next_deadline(const struct reaper *r)
 {
 	const struct backoff *hv = &r->hv_failing;
-	int64_t next = -1;
+	int64_t next = -1, now = clock_mono_ms();
 
 	for (struct job *job = r->jobs; job; job = job->next) {
 		if (job->dirty)
@@ -525,8 +537,8 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		case JOB_ZOMBIE:
 			if (job->in_worker)
 				reaper_consider(&next, backoff_gate(hv, r->next_sample_mono));
-			else if (!r->stopping)
-				reaper_consider(&next, backoff_gate(hv, job->retry.next_mono));
+			else
+				reaper_consider(&next, backoff_gate(hv, teardown_retry_deadline(r, job, now)));
 			break;
 		case JOB_SCRUBBING:
 			break;	/* the scrub probe below decides */

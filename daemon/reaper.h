@@ -50,6 +50,11 @@ int reaper_start(struct reaper *r);
 void reaper_stop(struct reaper *r);
 /* Teardowns handed to the workers and not yet collected. */
 unsigned reaper_busy(const struct reaper *r);
+/* What a stop waits for: teardowns in a worker, and those whose destroy
+ * returned with the domain not gone yet (for at most
+ * REAPER_ZOMBIE_SETTLE_MS, then they are zombies), so that their outcome
+ * is published before the daemon exits. */
+unsigned reaper_running(const struct reaper *r);
 /* Drain xenstore watch events: new requests, domain births and deaths,
  * and our own tree removed from under us (it is put back). */
 int reaper_handle_store_events(struct reaper *r);

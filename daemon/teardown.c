@@ -101,6 +101,7 @@ static void teardown_destroy_failed(struct reaper *r, struct job *job, int resul
 		snprintf(why, sizeof(why), "libxl could not take the domain's lock (its lock files are under /var/lib/xen)");
 	else
 		snprintf(why, sizeof(why), "libxl_domain_destroy failed (%s)", strerror(-result));
+	job->settling = false;
 	job->destroy_failures++;
 	if (job->destroy_failures >= REAPER_DESTROY_ATTEMPTS) {
 		snprintf(sentence, sizeof(sentence), "%s %u times; the domain is still alive",
@@ -159,6 +160,7 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
 		 * when they do), then call it a zombie. */
 		job->retry.failures = 1;
 		job->retry.next_mono = now + REAPER_ZOMBIE_SETTLE_MS;
+		job->settling = true;
 	} else {
 		backoff_fail(&job->retry, now);
 		teardown_diagnose(r, job, d);
@@ -218,8 +220,13 @@ void teardown_start_queued(struct reaper *r)
 			return;
 		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
 		if (rc == -ESRCH) {
-			log_info("domain %u (%s) vanished before its teardown started", job->domid,
-				 job->name);
+			/* A job resumed from an earlier run started then. */
+			if (job->started_wall)
+				log_info("domain %u (%s) is gone: its teardown, started by an earlier run, ended while xenreaperd was not running",
+					 job->domid, job->name);
+			else
+				log_info("domain %u (%s) vanished before its teardown started", job->domid,
+					 job->name);
 			teardown_released(r, job);
 			continue;
 		}
@@ -234,14 +241,20 @@ void teardown_start_queued(struct reaper *r)
 	}
 }
 
+/* Whether JOB waits for another destroy attempt (a zombie, a failed
+ * destroy) rather than for its running one. */
+static bool teardown_retries(const struct job *job)
+{
+	return (job->state == JOB_ZOMBIE || job->state == JOB_DESTROYING) && !job->in_worker;
+}
+
 void teardown_retry(struct reaper *r, int64_t now)
 {
 	const struct hv_domain *domains = NULL, *d;
 	size_t n = 0;
 
-	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
-		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) ||
-		    job->in_worker || !backoff_due(&job->retry, now))
+	for (struct job *job = r->jobs; job; job = job->next) {
+		if (!teardown_retries(job) || !backoff_due(&job->retry, now))
 			continue;
 		if (!domains && reaper_domains(r, &domains, &n))
 			return;
@@ -255,14 +268,30 @@ void teardown_retry(struct reaper *r, int64_t now)
 			log_warning("domain %u (%s) is a zombie: dead, %s; destroying it again",
 				    job->domid, job->name, job->held_by ? job->held_by : "pages still held");
 			reaper_transition(r, job, JOB_ZOMBIE);
-		} else if (!d->dying) {
+		}
+		/* Settled in its state, the destroy waits for a free worker
+		 * (reaper_next_deadline does not wake for it meanwhile: the
+		 * worker's return does), and none starts while stopping. */
+		if (r->stopping || r->in_worker >= r->max_jobs)
+			continue;
+		if (!d->dying)
 			log_info("domain %u (%s): teardown attempt %u of %u", job->domid, job->name,
 				 job->destroy_failures + 1, REAPER_DESTROY_ATTEMPTS);
-		}
 		if (!teardown_submit(r, job))
 			return;
 		log_debug("domain %u: retry %u", job->domid, job->retry.failures);
 	}
+}
+
+int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, int64_t now)
+{
+	if (!teardown_retries(job))
+		return -1;
+	/* Due already: only a worker can take it further, and a worker's
+	 * return wakes the loop by itself. */
+	if (backoff_due(&job->retry, now) && (r->stopping || r->in_worker >= r->max_jobs))
+		return -1;
+	return job->retry.next_mono;
 }
 
 bool teardown_needs_sampling(const struct reaper *r)

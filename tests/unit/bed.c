@@ -105,6 +105,30 @@ void bed_run(struct bed *b, int64_t ms)
 	reaper_tick(b->r);
 }
 
+unsigned bed_run_busy(struct bed *b, int64_t ms)
+{
+	int64_t end = clock_mono_ms() + ms, next;
+	unsigned spins = 0;
+
+	for (int turns = 0; turns < 100000 && spins < 1000; turns++) {
+		reaper_handle_store_events(b->r);
+		reaper_tick(b->r);
+		next = reaper_next_deadline(b->r);
+		if (next < 0 || next > end)
+			break;
+		b->wakeups++;
+		if (next > clock_mono_ms())
+			clock_advance(next - clock_mono_ms());
+		else
+			spins++;	/* the timer would fire at once, again */
+	}
+	if (clock_mono_ms() < end)
+		clock_advance(end - clock_mono_ms());
+	reaper_handle_store_events(b->r);
+	reaper_tick(b->r);
+	return spins;
+}
+
 void bed_request(struct bed *b, uint32_t domid, uint8_t seed)
 {
 	char path[LAYOUT_PATH_LEN], uuid[HV_UUID_STR_LEN];

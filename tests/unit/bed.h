@@ -31,6 +31,11 @@ void bed_settle(struct bed *b);
 /* Run the main loop for MS of fake time: events, workers, ticks, and the
  * clock moved to each deadline as the timerfd would fire; counts wake-ups. */
 void bed_run(struct bed *b, int64_t ms);
+/* Like bed_run, but with the workers left as they are (a held destroy
+ * stays held): the main loop's turns while the pool is busy, the clock
+ * moved to each deadline; counts wake-ups, and stops early if the loop
+ * would spin (a deadline that does not move: returns those turns). */
+unsigned bed_run_busy(struct bed *b, int64_t ms);
 /* Ask for the teardown of DOMID with the UUID of fake seed SEED. */
 void bed_request(struct bed *b, uint32_t domid, uint8_t seed);
 /* Job DOMID's node LEAF, or NULL. */

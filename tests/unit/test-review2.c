@@ -1,0 +1,168 @@
+/*
+ * Regression tests for the defects the second review found in the daemon's
+ * core (issue 21), each of which failed before its fix (the comment above
+ * each says how): the main loop spinning while the pool is full, a stop
+ * that exited before the teardown it waited for was settled, orphan
+ * protection decided by a stale name, and a reload that never adopted the
+ * orphan it had ignored.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bed.h"
+#include "clock.h"
+#include "fake_hv.h"
+#include "fake_store.h"
+#include "layout.h"
+#include "orphans.h"
+#include "reaper.h"
+#include "tap.h"
+
+/* The default progress interval samples 4 times a second; allow one more
+ * wake-up a second for everything else that may be due. */
+#define WAKEUPS_PER_S_MAX 5
+
+static void add_named(struct bed *b, uint32_t domid, uint64_t pages, const char *name)
+{
+	char path[64];
+
+	fake_hv_add(b->hv, domid, (uint8_t)domid, pages, 0);
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	fake_store_set(b->s, path, name);
+}
+
+/* Another toolstack's destroy: xenstore entries go, the domain stays dead. */
+static void other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/local/domain/%u", domid);
+	store_rm(b->s, STORE_TX_NONE, path);
+	fake_hv_kill(b->hv, domid, pages_held);
+	fake_store_fire(b->s, "@releaseDomain");
+}
+
+enum due_kind { DUE_ORPHAN, DUE_ZOMBIE, DUE_FAILED_DESTROY };
+
+static const char *due_kind_name(enum due_kind kind)
+{
+	return kind == DUE_ORPHAN ? "an adopted orphan" :
+	       kind == DUE_ZOMBIE ? "an own zombie past its settle time" : "a backed-off failed destroy";
+}
+
+/* Before: reaper_next_deadline() woke at a due retry that teardown_retry()
+ * could not submit while every worker was busy, so the timer was armed in
+ * the past on every turn until the running teardown ended: 1000 spinning
+ * turns of 1000 here (bed_run_busy stops there), and an xc_physinfo call
+ * and a metrics render on each. */
+static void test_full_pool_does_not_spin(enum due_kind kind)
+{
+	unsigned spins, lists, physinfo;
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	add_named(&b, 5, 100000, "busy");
+	add_named(&b, 7, 1000, "other");
+	fake_store_fire(b.s, "@introduceDomain");
+	bed_settle(&b);
+	if (kind == DUE_ZOMBIE)
+		fake_hv_make_zombie(b.hv, 7, UINT32_MAX, 3);
+	if (kind == DUE_FAILED_DESTROY)
+		fake_hv_make_failing(b.hv, 7);
+	if (kind == DUE_ORPHAN) {
+		other_toolstack_destroys(&b, 7, 3);
+	} else {
+		bed_request(&b, 7, 7);
+		bed_settle(&b);
+	}
+	/* Now the one worker goes to a long teardown. */
+	fake_hv_hold(b.hv);
+	bed_request(&b, 5, 5);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	fake_hv_wait_inside(b.hv, 1);
+	lists = fake_hv_calls(b.hv, FAKE_HV_LIST);
+	physinfo = fake_hv_calls(b.hv, FAKE_HV_FREE_PAGES);
+	b.wakeups = 0;
+	spins = bed_run_busy(&b, 20000);
+	printf("# %s while the pool is full\n", due_kind_name(kind));
+	is_int(spins, 0, "the timer is never armed in the past");
+	ok(b.wakeups <= 20 * WAKEUPS_PER_S_MAX, "  %u wake-ups in 20 s of its time (at most %u)",
+	   b.wakeups, 20 * WAKEUPS_PER_S_MAX);
+	lists = fake_hv_calls(b.hv, FAKE_HV_LIST) - lists;
+	physinfo = fake_hv_calls(b.hv, FAKE_HV_FREE_PAGES) - physinfo;
+	ok(lists <= 20 * WAKEUPS_PER_S_MAX && physinfo <= 20 * WAKEUPS_PER_S_MAX,
+	   "  %u domain lists and %u physinfo calls in 20 s", lists, physinfo);
+	is_str(bed_node(&b, 7, "state"), kind == DUE_FAILED_DESTROY ? "destroying" : "zombie",
+	       "  it waits for the worker in its state");
+	/* The worker frees up: the due job gets it. */
+	fake_hv_remove(b.hv, 7);
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	bed_run(&b, 2000);
+	is_str(bed_node(&b, 5, "state"), "done", "  the long teardown ends");
+	is_int(fake_hv_destroy_calls(b.hv, 5), 1, "  destroyed once");
+	is_str(bed_node(&b, 7, "state"), "done", "  then the waiting one is settled");
+	bed_dispose(&b);
+}
+
+/* Before: main.c stopped once reaper_busy() was 0, which it is as soon as
+ * the worker's destroy returns; the domain was still dying for a moment
+ * (xenstored and xenconsoled drop their mappings when they see it), so the
+ * job was left `destroying` in xenstore, and the next start "resumed" it and
+ * said it "vanished before its teardown started" (seen in 50-service).
+ * Now the stop waits for that settle (reaper_running), and the job is
+ * published done, or a zombie once the settle time is over. */
+static void test_stop_waits_for_the_settle(bool domain_goes)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	add_named(&b, 5, 1000, "stopped");
+	fake_hv_make_zombie(b.hv, 5, UINT32_MAX, 2);
+	fake_hv_hold(b.hv);
+	bed_request(&b, 5, 5);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	fake_hv_wait_inside(b.hv, 1);
+	reaper_stop(b.r);
+	is_int(reaper_running(b.r), 1, "a stop during a teardown waits for it");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_int(reaper_busy(b.r), 0, "  its destroy returned");
+	is_str(bed_node(&b, 5, "state"), "destroying", "  with the domain still dying");
+	is_int(reaper_running(b.r), 1, "  and the stop still waits for the domain to go");
+	ok(reaper_next_deadline(b.r) >= 0 &&
+	   reaper_next_deadline(b.r) <= clock_mono_ms() + REAPER_ZOMBIE_SETTLE_MS,
+	   "  for at most the settle time");
+	if (domain_goes) {
+		fake_hv_remove(b.hv, 5);
+		fake_store_fire(b.s, "@releaseDomain");
+		reaper_handle_store_events(b.r);
+		reaper_tick(b.r);
+		is_str(bed_node(&b, 5, "state"), "done", "  it goes: the job is published done before the exit");
+	} else {
+		bed_run(&b, REAPER_ZOMBIE_SETTLE_MS);
+		is_str(bed_node(&b, 5, "state"), "zombie", "  it stays: published a zombie before the exit");
+		is_int(fake_hv_destroy_calls(b.hv, 5), 1, "  and not destroyed again while stopping");
+	}
+	is_int(reaper_running(b.r), 0, "  then the stop goes on");
+	bed_dispose(&b);
+}
+
+int main(void)
+{
+	test_full_pool_does_not_spin(DUE_ORPHAN);
+	test_full_pool_does_not_spin(DUE_ZOMBIE);
+	test_full_pool_does_not_spin(DUE_FAILED_DESTROY);
+	test_stop_waits_for_the_settle(true);
+	test_stop_waits_for_the_settle(false);
+	return tap_done();
+}
