@@ -375,7 +375,7 @@ bool intake_covered(void *ctx, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
  * and it is certainly not protected.  Each refusal is logged once (the
  * domain is not offered again); -EAGAIN to ask again later. */
 static int intake_may_adopt(struct reaper *r, const struct orphan_due *due, const char *pool_name,
-			    const char *name)
+			    const char *name, bool uncertain)
 {
 	char uuid_text[HV_UUID_STR_LEN];
 
@@ -388,6 +388,11 @@ static int intake_may_adopt(struct reaper *r, const struct orphan_due *due, cons
 	if (config_is_protected(r->policy, name, uuid_text)) {
 		log_notice("domain %u (%s, %s) is dead and left behind, and protected: not adopting it",
 			   due->domid, name ? name : "name unknown", uuid_text);
+		return -EPERM;
+	}
+	if (name && uncertain && config_protects_names(r->policy)) {
+		log_notice("domain %u (%s) is dead and left behind, but it was renamed from %s just before it died, to a name never seen, so whether it is protected cannot be told: not adopting it",
+			   due->domid, uuid_text, name);
 		return -EPERM;
 	}
 	if (!name && config_protects_names(r->policy)) {
@@ -404,6 +409,7 @@ static int intake_adopt_orphan(struct reaper *r, const struct orphan_due *due)
 	char *pool_name = NULL, *name = NULL, *held_by = NULL, path[LAYOUT_PATH_LEN];
 	const struct config_pool *pool;
 	struct job *job = NULL;
+	bool uncertain = false;
 	int rc;
 
 	if (hv_pool_name(r->hv, due->cpupool, &pool_name)) {
@@ -412,10 +418,14 @@ static int intake_adopt_orphan(struct reaper *r, const struct orphan_due *due)
 		orphans_defer(r->orphans, due->domid, due->uuid);
 		return 0;
 	}
+	/* Its node, if the toolstack left it, names it now; else the name it
+	 * had when it died, as followed by orphans.c. */
 	snprintf(path, sizeof(path), "/local/domain/%u/name", due->domid);
-	if (store_read(r->store, STORE_TX_NONE, path, &name))
+	if (store_read(r->store, STORE_TX_NONE, path, &name)) {
 		name = due->name ? strdup(due->name) : NULL;
-	rc = intake_may_adopt(r, due, pool_name, name);
+		uncertain = due->name_uncertain;
+	}
+	rc = intake_may_adopt(r, due, pool_name, name, uncertain);
 	if (rc) {
 		rc = 0;
 		goto out;

@@ -19,6 +19,7 @@
 /* Watch tokens. */
 #define LAYOUT_TOKEN_REQUEST "xenreaper-request"
 #define LAYOUT_TOKEN_DOMAIN  "xenreaper-domain"
+#define LAYOUT_TOKEN_NAME    "xenreaper-name"	/* a domain's name node */
 
 #define LAYOUT_DOMID_MAX XENREAPER_DOMID_MAX
 

@@ -189,6 +189,8 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 	/* Grace periods already running follow the new policy, and dead
 	 * guests it newly covers start theirs. */
 	preserved_reconsider(r->preserved, policy, intake_leave_alone, r);
+	/* And dead domains it refused may be adopted now (or the other way). */
+	orphans_reconsider(r->orphans);
 	rc = reaper_scan_domains(r);
 	reaper_forget_domains(r);
 	if (rc && rc != -EAGAIN)
@@ -802,20 +804,26 @@ void reaper_stop(struct reaper *r)
 
 int reaper_handle_store_events(struct reaper *r)
 {
-	bool requests = false, domains = false, self = false;
+	bool requests = false, domains = false, self = false, names;
 	char *path, *token;
 	int rc;
 
-	while (store_next_event(r->store, &path, &token) == 0) {
-		if (!strcmp(token, LAYOUT_TOKEN_REQUEST))
-			requests = true;
-		else if (!strcmp(token, LAYOUT_TOKEN_DOMAIN))
-			domains = true;
-		else if (!strcmp(token, REAPER_TOKEN_SELF))
-			self = true;
-		free(path);
-		free(token);
-	}
+	do {
+		while (store_next_event(r->store, &path, &token) == 0) {
+			if (!strcmp(token, LAYOUT_TOKEN_REQUEST))
+				requests = true;
+			else if (!strcmp(token, LAYOUT_TOKEN_DOMAIN))
+				domains = true;
+			else if (!strcmp(token, REAPER_TOKEN_SELF))
+				self = true;
+			else if (!strcmp(token, LAYOUT_TOKEN_NAME))
+				orphans_name_event(r->orphans, path);
+			free(path);
+			free(token);
+		}
+		/* A name read may need the events queued behind it (orphans.c). */
+		names = orphans_refresh_names(r->orphans);
+	} while (names);
 	if (self)
 		reaper_check_tree(r);
 	if (requests && !r->stopping) {

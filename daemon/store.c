@@ -113,6 +113,11 @@ int store_watch(struct store *s, const char *path, const char *token)
 	return store_note(s, s->ops->watch(s, path, token));
 }
 
+int store_unwatch(struct store *s, const char *path, const char *token)
+{
+	return store_note(s, s->ops->unwatch(s, path, token));
+}
+
 int store_next_event(struct store *s, char **path, char **token)
 {
 	int rc = s->ops->next_event(s, path, token);

@@ -24,6 +24,7 @@ struct store_ops {
 	int (*tx_start)(struct store *s, store_tx *tx);
 	int (*tx_end)(struct store *s, store_tx tx, bool abort);
 	int (*watch)(struct store *s, const char *path, const char *token);
+	int (*unwatch)(struct store *s, const char *path, const char *token);
 	int (*next_event)(struct store *s, char **path, char **token);
 	int (*fd)(struct store *s);
 	/* A cheap request that fails only if the connection is gone. */
@@ -57,6 +58,8 @@ int store_tx_start(struct store *s, store_tx *tx);
 int store_tx_end(struct store *s, store_tx tx, bool abort);
 /* Watch PATH and below; events carry TOKEN. */
 int store_watch(struct store *s, const char *path, const char *token);
+/* Stop the watch of PATH with TOKEN (events already queued may follow). */
+int store_unwatch(struct store *s, const char *path, const char *token);
 /* Next pending watch event without blocking; -EAGAIN when there is none. */
 int store_next_event(struct store *s, char **path, char **token);
 /* A file descriptor that polls readable when events are pending, or -1. */

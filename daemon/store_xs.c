@@ -113,6 +113,12 @@ static int xs_store_watch(struct store *s, const char *path, const char *token)
 	return xs_watch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
 }
 
+static int xs_store_unwatch(struct store *s, const char *path, const char *token)
+{
+	errno = 0;
+	return xs_unwatch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
+}
+
 static int xs_store_next_event(struct store *s, char **path, char **token)
 {
 	char **ev;
@@ -165,6 +171,7 @@ static const struct store_ops store_xs_ops = {
 	.tx_start = xs_store_tx_start,
 	.tx_end = xs_store_tx_end,
 	.watch = xs_store_watch,
+	.unwatch = xs_store_unwatch,
 	.next_event = xs_store_next_event,
 	.fd = xs_store_fd,
 	.ping = xs_store_ping,

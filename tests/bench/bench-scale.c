@@ -129,6 +129,11 @@ static int ts_watch(struct store *s, const char *path, const char *token)
 	return TIMED(s, watch(INNER(s), path, token));
 }
 
+static int ts_unwatch(struct store *s, const char *path, const char *token)
+{
+	return TIMED(s, unwatch(INNER(s), path, token));
+}
+
 static int ts_next_event(struct store *s, char **path, char **token)
 {
 	return TIMED(s, next_event(INNER(s), path, token));
@@ -153,7 +158,7 @@ static void ts_free(struct store *s)
 static const struct store_ops timed_ops = {
 	.read = ts_read, .write = ts_write, .rm = ts_rm, .list = ts_list,
 	.make_private = ts_make_private, .tx_start = ts_tx_start, .tx_end = ts_tx_end,
-	.watch = ts_watch, .next_event = ts_next_event, .fd = ts_fd, .ping = ts_ping,
+	.watch = ts_watch, .unwatch = ts_unwatch, .next_event = ts_next_event, .fd = ts_fd, .ping = ts_ping,
 	.free = ts_free,
 };
 

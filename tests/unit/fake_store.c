@@ -37,7 +37,7 @@ struct fake_store {
 	unsigned n_undo;
 	store_tx open_tx;
 	int fail_commits;
-	struct event watches[16];
+	struct event *watches;
 	unsigned n_watches;
 	struct event *events;
 	unsigned n_events;
@@ -346,17 +346,48 @@ static int fs_tx_end(struct store *s, store_tx tx, bool abort)
 static int fs_watch(struct store *s, const char *path, const char *token)
 {
 	struct fake_store *fs = fs_of(s);
+	struct event *grown;
 	int rc = inject_call(&fs->inject, FAKE_STORE_WATCH);
 
 	if (rc)
 		return rc;
-	if (fs->n_watches == 16)
-		return -ENOSPC;
+	grown = realloc(fs->watches, (fs->n_watches + 1) * sizeof(*fs->watches));
+	if (!grown)
+		return -ENOMEM;
+	fs->watches = grown;
 	fs->watches[fs->n_watches].path = strdup(path);
 	fs->watches[fs->n_watches].token = strdup(token);
 	fs->n_watches++;
 	fs_queue(fs, path);	/* xenstored fires every new watch once */
 	return 0;
+}
+
+static int fs_unwatch(struct store *s, const char *path, const char *token)
+{
+	struct fake_store *fs = fs_of(s);
+	int rc = inject_call(&fs->inject, FAKE_STORE_UNWATCH);
+
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < fs->n_watches; i++) {
+		if (strcmp(fs->watches[i].path, path) || strcmp(fs->watches[i].token, token))
+			continue;
+		free(fs->watches[i].path);
+		free(fs->watches[i].token);
+		fs->watches[i] = fs->watches[--fs->n_watches];
+		return 0;
+	}
+	return -ENOENT;
+}
+
+unsigned fake_store_count_watches(struct store *s, const char *token)
+{
+	struct fake_store *fs = fs_of(s);
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < fs->n_watches; i++)
+		n += !strcmp(fs->watches[i].token, token);
+	return n;
 }
 
 static int fs_next_event(struct store *s, char **path, char **token)
@@ -393,6 +424,7 @@ static void fs_free(struct store *s)
 		free(fs->watches[i].path);
 		free(fs->watches[i].token);
 	}
+	free(fs->watches);
 	for (unsigned i = 0; i < fs->n_events; i++) {
 		free(fs->events[i].path);
 		free(fs->events[i].token);
@@ -405,7 +437,7 @@ static void fs_free(struct store *s)
 static const struct store_ops fake_store_ops = {
 	.read = fs_read, .write = fs_write, .rm = fs_rm, .list = fs_list,
 	.make_private = fs_make_private, .tx_start = fs_tx_start, .tx_end = fs_tx_end,
-	.watch = fs_watch, .next_event = fs_next_event, .fd = fs_fd, .ping = fs_ping,
+	.watch = fs_watch, .unwatch = fs_unwatch, .next_event = fs_next_event, .fd = fs_fd, .ping = fs_ping,
 	.free = fs_free,
 };
 
@@ -487,7 +519,7 @@ unsigned fake_store_injected(struct store *s)
 const char *fake_store_op_name(enum fake_store_op op)
 {
 	static const char *const names[FAKE_STORE_N_OPS] = {
-		"read", "write", "rm", "list", "make_private", "tx_start", "tx_end", "watch", "ping",
+		"read", "write", "rm", "list", "make_private", "tx_start", "tx_end", "watch", "unwatch", "ping",
 	};
 
 	return names[op];

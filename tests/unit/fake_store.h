@@ -8,10 +8,12 @@
 enum fake_store_op {
 	FAKE_STORE_READ, FAKE_STORE_WRITE, FAKE_STORE_RM, FAKE_STORE_LIST,
 	FAKE_STORE_MAKE_PRIVATE, FAKE_STORE_TX_START, FAKE_STORE_TX_END,
-	FAKE_STORE_WATCH, FAKE_STORE_PING, FAKE_STORE_N_OPS
+	FAKE_STORE_WATCH, FAKE_STORE_UNWATCH, FAKE_STORE_PING, FAKE_STORE_N_OPS
 };
 
 struct store *fake_store_new(void);
+/* Watches registered with TOKEN. */
+unsigned fake_store_count_watches(struct store *s, const char *token);
 /* Queue a watch event for PATH (e.g. "@releaseDomain") to matching watches. */
 void fake_store_fire(struct store *s, const char *path);
 /* Make the next N commits fail with -EAGAIN (and roll back). */

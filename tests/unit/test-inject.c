@@ -39,6 +39,7 @@ static const int store_errs[FAKE_STORE_N_OPS][N_ERRS] = {
 	[FAKE_STORE_TX_START] = { -EIO, -ENOSPC, -EBADF },
 	[FAKE_STORE_TX_END] = { -EAGAIN, -EIO, -EBADF },
 	[FAKE_STORE_WATCH] = { -EIO, -ENOSPC },
+	[FAKE_STORE_UNWATCH] = { -EIO, -ENOENT },
 	[FAKE_STORE_PING] = { -EBADF },
 };
 

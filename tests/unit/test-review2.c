@@ -157,6 +157,104 @@ static void test_stop_waits_for_the_settle(bool domain_goes)
 	bed_dispose(&b);
 }
 
+static void set_name(struct bed *b, uint32_t domid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	fake_store_set(b->s, path, name);
+}
+
+/* An orphan's fate after the settle time: its job state, or NULL. */
+static const char *orphan_outcome(struct bed *b, uint32_t domid)
+{
+	bed_settle(b);
+	bed_run(b, ORPHANS_SETTLE_MS);
+	bed_settle(b);
+	return bed_node(b, domid, "state");
+}
+
+/* Before: orphans_scan() kept the first name it read.  A guest created
+ * as web--incoming (libxl's name for a guest migrating in) and renamed to
+ * web when the migration ended was adopted under the name web--incoming
+ * though `protect = web`; and one renamed away from a protected name
+ * stayed protected.  Both outcomes were wrong before the fix (the first
+ * adopted, the second left alone); and a rename and destroy too close to
+ * see which name it died with were decided by the stale name. */
+static void test_orphan_protection_follows_renames(void)
+{
+	const char *state;
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[daemon]\nprotect = web\nscrub-probe = none\n");
+	bed_start(&b);
+	add_named(&b, 20, 1000, "web--incoming");
+	add_named(&b, 21, 1000, "web");
+	add_named(&b, 22, 1000, "db");
+	add_named(&b, 23, 1000, "cache");
+	fake_store_fire(b.s, "@introduceDomain");
+	bed_settle(&b);
+	ok(fake_store_count_watches(b.s, LAYOUT_TOKEN_NAME) == 4, "each live guest's name is watched");
+	set_name(&b, 20, "web");	/* the migration ended */
+	set_name(&b, 21, "old-web");	/* xl rename */
+	bed_settle(&b);
+	other_toolstack_destroys(&b, 20, 3);
+	other_toolstack_destroys(&b, 21, 3);
+	state = orphan_outcome(&b, 20);
+	ok(!state, "a guest migrated in as web--incoming and renamed web dies: protected, not adopted (%s)",
+	   state ? state : "no job");
+	is_str(orphan_outcome(&b, 21), "zombie", "one renamed from web to old-web dies: adopted");
+	is_str(bed_node(&b, 21, "name"), "old-web", "  under the name it died with");
+	/* Renamed and destroyed before the daemon saw the rename. */
+	set_name(&b, 22, "web");
+	other_toolstack_destroys(&b, 22, 3);
+	state = orphan_outcome(&b, 22);
+	ok(!state, "renamed and destroyed at once: the name it died with is not sure, not adopted (%s)",
+	   state ? state : "no job");
+	/* Destroyed, no rename: the one event is the removal. */
+	other_toolstack_destroys(&b, 23, 3);
+	is_str(orphan_outcome(&b, 23), "zombie", "destroyed without a rename: adopted");
+	is_str(bed_node(&b, 23, "name"), "cache", "  under its name");
+	bed_run(&b, 1000);
+	is_int(fake_store_count_watches(b.s, LAYOUT_TOKEN_NAME), 4 - 0,
+	       "  the watches of dead guests stay while they are there");
+	fake_hv_remove(b.hv, 20);
+	fake_hv_remove(b.hv, 21);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	is_int(fake_store_count_watches(b.s, LAYOUT_TOKEN_NAME), 2, "  and go with them");
+	bed_dispose(&b);
+}
+
+/* Before: an orphan refused under `orphans = ignore` was never offered
+ * again, so a reload to `adopt` left it alone (no job 10 s later on real
+ * Xen; no job here). */
+static void test_reload_adopts_what_was_ignored(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\norphans = ignore\n");
+	bed_start(&b);
+	add_named(&b, 30, 1000, "left");
+	fake_store_fire(b.s, "@introduceDomain");
+	bed_settle(&b);
+	other_toolstack_destroys(&b, 30, 3);
+	ok(!orphan_outcome(&b, 30), "orphans = ignore: a dead domain left behind gets no job");
+	bed_run(&b, 10000);
+	ok(!bed_node(&b, 30, "state"), "  nor later");
+	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\norphans = adopt\n");
+	ok(reaper_next_deadline(b.r) >= 0 && reaper_next_deadline(b.r) <= clock_mono_ms(),
+	   "a reload to adopt makes it due at once");
+	bed_settle(&b);
+	is_str(bed_node(&b, 30, "reason"), "orphan", "  and it is adopted");
+	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\norphans = ignore\n");
+	bed_settle(&b);
+	is_str(bed_node(&b, 30, "state"), "zombie", "a reload back to ignore leaves its job as it is");
+	bed_dispose(&b);
+}
+
 int main(void)
 {
 	test_full_pool_does_not_spin(DUE_ORPHAN);
@@ -164,5 +262,7 @@ int main(void)
 	test_full_pool_does_not_spin(DUE_FAILED_DESTROY);
 	test_stop_waits_for_the_settle(true);
 	test_stop_waits_for_the_settle(false);
+	test_orphan_protection_follows_renames();
+	test_reload_adopts_what_was_ignored();
 	return tap_done();
 }
