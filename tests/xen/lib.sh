@@ -153,6 +153,16 @@ xb_lock_holders() {
 		printf '%s:%s ' $_xb_p "$(cat /proc/$_xb_p/comm 2>/dev/null)"
 	done
 }
+# xb_wait_log PATTERN SECONDS [FILE]: until the daemon's log (or FILE) has
+# a line matching the extended regex PATTERN: what it decided, when the
+# decision leaves no node to watch (a domain it does not adopt).
+xb_wait_log() {
+	_xb_end=$(($(date +%s) + $2))
+	until grep -qE "$1" "${3:-$XB_DAEMON_LOG}" 2>/dev/null; do
+		[ $(date +%s) -ge $_xb_end ] && return 1
+		sleep 0.1
+	done
+}
 # On failure, the daemon's log is what explains it.
 xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
 
