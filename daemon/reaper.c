@@ -35,6 +35,8 @@
 
 #define REAPER_TOKEN_SELF "xenreaper-self"
 
+static void reaper_load_history(struct reaper *r);
+
 unsigned reaper_scrub_sources(const struct reaper *r)
 {
 	switch (r->policy->scrub_probe) {
@@ -100,6 +102,7 @@ void reaper_free(struct reaper *r)
 	metrics_free(r->metrics);
 	reaper_forget_domains(r);
 	free(r->config_error);
+	free(r->history);
 	free(r);
 }
 
@@ -487,7 +490,10 @@ int reaper_tick(struct reaper *r)
 		else
 			backoff_reset(&r->request_failing);
 	}
-	if (!r->stopping) {
+	reaper_load_history(r);
+	/* Automatic teardowns wait for the history: a finished job there may
+	 * be what covers a dead domain. */
+	if (!r->stopping && !r->n_history) {
 		rc = intake_preserved(r, now);
 		if (rc && rc != -EAGAIN)
 			log_err("automatic teardowns: %s", strerror(-rc));
@@ -557,7 +563,9 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		reaper_consider(&next, r->hv_failing.next_mono);
 	if (r->requests_waiting && !r->stopping)
 		reaper_consider(&next, backoff_gate(hv, r->request_failing.next_mono));
-	if (!r->stopping) {
+	if (r->n_history) {
+		reaper_consider(&next, now);
+	} else if (!r->stopping) {
 		reaper_consider(&next, backoff_gate(hv, preserved_next_deadline(r->preserved)));
 		reaper_consider(&next, backoff_gate(hv, orphans_next_deadline(r->orphans)));
 	}
@@ -590,7 +598,9 @@ int reaper_set_config_error(struct reaper *r, const char *sentence)
 }
 
 /* PATH and every node below it: dom0 only.  New nodes inherit that from
- * their parent; this catches nodes an admin gave other permissions. */
+ * their parent; this catches nodes an admin gave other permissions.  The
+ * records under job/ are left to whoever loads each (reaper_load_job), so
+ * that the start does not walk the whole history. */
 static int reaper_make_private(struct reaper *r, const char *path)
 {
 	char **names = NULL, *child;
@@ -598,7 +608,7 @@ static int reaper_make_private(struct reaper *r, const char *path)
 	int rc;
 
 	rc = store_make_private(r->store, STORE_TX_NONE, path);
-	if (!rc)
+	if (!rc && strcmp(path, LAYOUT_JOB_DIR))
 		rc = store_list(r->store, STORE_TX_NONE, path, &names, &n);
 	for (unsigned i = 0; !rc && i < n; i++) {
 		if (asprintf(&child, "%s/%s", path, names[i]) < 0) {
@@ -676,6 +686,9 @@ static void reaper_check_tree(struct reaper *r)
 		job->dirty = true;
 		n_jobs++;
 	}
+	if (r->n_history)
+		log_warning("%u finished job(s) of earlier runs not read yet went with it", r->n_history);
+	r->n_history = 0;	/* their records went with the tree */
 	backoff_reset(&r->publish_failing);
 	memory_forget(r->memory);
 	rc = reaper_publish_daemon(r, r->stopping ? "stopping" : "running");
@@ -687,34 +700,59 @@ static void reaper_check_tree(struct reaper *r)
 			    "%u job(s) follow", LAYOUT_DAEMON_DIR, n_jobs);
 }
 
-/* Rebuild one job left by an earlier run; running ones are resumed.  A
- * record that cannot be read now (as opposed to one that makes no sense)
- * fails the start: removing it would lose a teardown. */
-static int reaper_resume_job(struct reaper *r, uint32_t domid)
+/* Rebuild job DOMID left by an earlier run and make its record dom0
+ * only; one that makes no sense is removed.  A record that cannot be read
+ * now (as opposed to one that makes no sense): -errno, nothing removed. */
+static int reaper_load_job(struct reaper *r, uint32_t domid, struct job **out)
 {
-	int64_t now_wall = clock_wall_ms(), now_mono = clock_mono_ms(), age;
 	char path[LAYOUT_PATH_LEN];
-	struct job *job;
 	int rc;
 
-	rc = job_load(r->store, STORE_TX_NONE, domid, &job);
+	*out = NULL;
+	rc = job_load(r->store, STORE_TX_NONE, domid, out);
 	if (rc && rc != -EINVAL)
 		return rc;
+	layout_job_path(path, domid, NULL);
 	if (rc) {
 		log_warning("job %u left by an earlier run makes no sense; removing it", domid);
-		layout_job_path(path, domid, NULL);
 		rc = store_rm(r->store, STORE_TX_NONE, path);
 		if (rc)
 			log_warning("job %u: could not remove it: %s", domid, strerror(-rc));
 		return 0;
 	}
+	rc = reaper_make_private(r, path);
+	if (rc) {
+		job_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* JOB, finished in an earlier run: retention counts from when it
+ * finished, across the restart. */
+static void reaper_keep_finished(struct reaper *r, struct job *job)
+{
+	int64_t age = clock_wall_ms() - job->finished_wall;
+
+	job->finished_mono = clock_mono_ms() - (age > 0 ? age : 0);
 	reaper_append_job(r, job);
+}
+
+/* Resume job DOMID, left unfinished by an earlier run. */
+static int reaper_resume_job(struct reaper *r, uint32_t domid)
+{
+	int64_t now_mono = clock_mono_ms();
+	struct job *job;
+	int rc;
+
+	rc = reaper_load_job(r, domid, &job);
+	if (rc || !job)
+		return rc;
 	if (job_state_is_final(job->state)) {
-		/* Retention counts from when it finished, across the restart. */
-		age = now_wall - job->finished_wall;
-		job->finished_mono = now_mono - (age > 0 ? age : 0);
+		reaper_keep_finished(r, job);	/* it finished meanwhile */
 		return 0;
 	}
+	reaper_append_job(r, job);
 	job->started_mono = now_mono;	/* durations after a restart count from here */
 	if (job->state == JOB_SCRUBBING) {
 		job->released_mono = now_mono;
@@ -730,6 +768,23 @@ static int reaper_resume_job(struct reaper *r, uint32_t domid)
 	return 0;
 }
 
+/* Whether job DOMID's record says it is finished: one read.  Anything
+ * else (unfinished, or a state that cannot be told) is resumed at once. */
+static bool reaper_record_finished(struct reaper *r, uint32_t domid)
+{
+	char path[LAYOUT_PATH_LEN], *text = NULL;
+	enum job_state state;
+	bool finished;
+
+	layout_job_path(path, domid, "state");
+	finished = store_read(r->store, STORE_TX_NONE, path, &text) == 0 &&
+		   job_state_parse(text, &state) == 0 && job_state_is_final(state);
+	free(text);
+	return finished;
+}
+
+/* Unfinished jobs are resumed now; finished ones only noted, for
+ * reaper_load_history. */
 static int reaper_resume(struct reaper *r)
 {
 	char **names = NULL, quoted[LOG_QUOTE_LEN];
@@ -742,10 +797,19 @@ static int reaper_resume(struct reaper *r)
 		return 0;
 	if (rc)
 		return rc;
+	free(r->history);
+	r->n_history = 0;
+	r->history = calloc(n_names ? n_names : 1, sizeof(*r->history));
+	if (!r->history)
+		rc = -ENOMEM;
 	for (unsigned i = 0; !rc && i < n_names; i++) {
 		if (layout_parse_domid(names[i], &domid)) {
 			log_warning("ignoring stray node " LAYOUT_JOB_DIR "/%s",
 				    log_quote(names[i], quoted));
+			continue;
+		}
+		if (reaper_record_finished(r, domid)) {
+			r->history[r->n_history++] = domid;
 			continue;
 		}
 		rc = reaper_resume_job(r, domid);
@@ -754,9 +818,36 @@ static int reaper_resume(struct reaper *r)
 				strerror(-rc));
 	}
 	store_names_free(names, n_names);
-	if (!rc)
-		reaper_cap_retained(r);
+	if (r->n_history)
+		log_debug("%u finished job(s) of earlier runs to read", r->n_history);
 	return rc;
+}
+
+/* Read up to REAPER_HISTORY_BATCH finished jobs of earlier runs.  A domid
+ * that has a job again (a request came first) keeps it: the record is the
+ * new job's, written into the old one's directory, which is made private
+ * like any other.  One that cannot be read now is tried again next turn. */
+static void reaper_load_history(struct reaper *r)
+{
+	char path[LAYOUT_PATH_LEN];
+	unsigned batch = 0;
+	uint32_t domid;
+	int rc;
+
+	while (r->n_history && batch++ < REAPER_HISTORY_BATCH) {
+		domid = r->history[r->n_history - 1];
+		layout_job_path(path, domid, NULL);
+		rc = reaper_find_job(r, domid) ? reaper_make_private(r, path) :
+						 reaper_resume_job(r, domid);
+		if (rc) {
+			log_warning("job %u left by an earlier run cannot be read now: %s; trying again",
+				    domid, strerror(-rc));
+			return;
+		}
+		r->n_history--;
+	}
+	if (!r->n_history)
+		reaper_cap_retained(r);
 }
 
 int reaper_start(struct reaper *r)
@@ -771,6 +862,8 @@ int reaper_start(struct reaper *r)
 	rc = reaper_resume(r);
 	if (rc)
 		return rc;
+	if (!r->n_history)
+		reaper_cap_retained(r);
 	layout_daemon_path(path, "pid");
 	rc = store_watch(r->store, LAYOUT_REQUEST_DIR, LAYOUT_TOKEN_REQUEST);
 	if (!rc)
