@@ -23,9 +23,9 @@ const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint3
 	return NULL;
 }
 
-int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags)
 {
-	return hv->ops->destroy(hv, domid, uuid);
+	return hv->ops->destroy(hv, domid, uuid, flags);
 }
 
 int hv_self_domid(struct hv *hv, uint32_t *domid)

@@ -50,7 +50,7 @@ struct hv;
 
 struct hv_ops {
 	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
-	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
@@ -66,11 +66,19 @@ struct hv {
 int hv_list(struct hv *hv, struct hv_domain **domains, size_t *n);
 /* Find DOMID in a list from hv_list; NULL if absent. */
 const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint32_t domid);
+/* hv_destroy FLAGS: an automatic teardown, of a guest that shut down, is
+ * not for one whose own toolstack is at work on it: one whose libxl
+ * configuration dumps its core on this shutdown (coredump-destroy or
+ * coredump-restart, which xl carries out while the guest stays crashed),
+ * or whose configuration cannot be read to tell (-EINPROGRESS). */
+#define HV_DESTROY_UNLESS_TOOLSTACK_ACTS (1u << 0)
+
 /* Full toolstack teardown of DOMID, provided it still carries UUID (checked
  * right before, so a domid reused since the caller looked is never torn
- * down: -ESTALE); -ESRCH if it is gone.  Blocks for as long as it takes.
- * Safe to call from a worker thread while the main thread calls hv_list. */
-int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN]);
+ * down: -ESTALE), and FLAGS allow it; -ESRCH if it is gone.  Blocks for as
+ * long as it takes.  Safe to call from a worker thread while the main
+ * thread calls hv_list. */
+int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
 /* The domid the daemon itself runs in. */
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */

@@ -131,11 +131,58 @@ static int hv_xen_errno(int libxl_rc)
 	}
 }
 
+/* Whether the guest's own libxl configuration dumps its core on the
+ * shutdown REASON (XEN_DOMINF shutdown code): xl's domain-death handler
+ * then dumps it while it stays crashed, and destroys or restarts it
+ * after.  A domain libxl keeps no configuration for is not one (another
+ * toolstack's; its death is ours to handle).  -errno if it cannot be told.
+ * On the worker: libxl takes the domain's userdata lock, which a teardown
+ * of it by xl may hold for long. */
+static int hv_xen_dumps_core(struct hv_xen *hx, uint32_t domid, unsigned reason, bool *dumps)
+{
+	libxl_domain_config config;
+	libxl_action_on_shutdown action;
+	uint8_t *json = NULL;
+	int len = 0, rc;
+
+	*dumps = false;
+	libxl_domain_config_init(&config);
+	rc = libxl_userdata_retrieve(hx->ctx, domid, "libxl-json", &json, &len);
+	if (rc || !len) {
+		rc = rc ? hv_xen_errno(rc) : 0;
+		goto out;
+	}
+	rc = libxl_domain_config_from_json(hx->ctx, &config, (const char *)json) ? -EINVAL : 0;
+	if (rc)
+		goto out;
+	switch (reason) {
+	case SHUTDOWN_poweroff:
+		action = config.on_poweroff;
+		break;
+	case SHUTDOWN_crash:
+		action = config.on_crash;
+		break;
+	case SHUTDOWN_watchdog:
+		action = config.on_watchdog;
+		break;
+	default:
+		goto out;
+	}
+	*dumps = action == LIBXL_ACTION_ON_SHUTDOWN_COREDUMP_DESTROY ||
+		 action == LIBXL_ACTION_ON_SHUTDOWN_COREDUMP_RESTART;
+out:
+	libxl_domain_config_dispose(&config);
+	free(json);
+	return rc;
+}
+
 /* The UUID guard once more, on the worker, right before the teardown: the
  * main thread checked it when it queued the job, but the domid may have
  * been freed and reused since. */
-static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
+			  unsigned flags)
 {
+	bool dumps;
 	struct hv_xen *hx = hv_xen_of(hv);
 	xc_domaininfo_t info;
 	int got, rc;
@@ -150,6 +197,13 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_U
 		return -ESRCH;
 	if (memcmp(info.handle, uuid, HV_UUID_LEN))
 		return -ESTALE;
+	if ((flags & HV_DESTROY_UNLESS_TOOLSTACK_ACTS) && (info.flags & XEN_DOMINF_shutdown) &&
+	    !(info.flags & XEN_DOMINF_dying)) {
+		rc = hv_xen_dumps_core(hx, domid, (info.flags >> XEN_DOMINF_shutdownshift) &
+				       XEN_DOMINF_shutdownmask, &dumps);
+		if (rc || dumps)
+			return -EINPROGRESS;
+	}
 	return hv_xen_errno(libxl_domain_destroy(hx->ctx, domid, NULL));
 }
 

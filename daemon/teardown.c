@@ -76,9 +76,14 @@ static void teardown_released(struct reaper *r, struct job *job)
 static bool teardown_submit(struct reaper *r, struct job *job)
 {
 	int64_t now = clock_mono_ms(), delay;
+	unsigned flags;
 	int rc;
 
-	rc = worker_pool_submit(r->pool, job->domid, job->uuid, job->priority);
+	/* A guest's own shutdown, torn down by policy: not while its
+	 * toolstack is at work on it. */
+	flags = job->reason == JOB_REASON_POWEROFF || job->reason == JOB_REASON_CRASH ?
+		HV_DESTROY_UNLESS_TOOLSTACK_ACTS : 0;
+	rc = worker_pool_submit(r->pool, job->domid, job->uuid, job->priority, flags);
 	if (rc) {
 		delay = backoff_fail(&r->hv_failing, now);
 		log_err("domain %u: cannot queue its teardown: %s; next try in %.0f s", job->domid,
@@ -149,6 +154,13 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
 	}
 	if (job_set_pages_left(job, d->tot_pages))
 		teardown_publish_progress(r, job);
+	if (result == -EINPROGRESS && !d->dying) {
+		reaper_fail(r, job, "not torn down automatically: its libxl configuration dumps its core on this "
+			    "shutdown (coredump-destroy or coredump-restart), which xl does and then acts itself, "
+			    "or that configuration could not be read to tell; nothing was destroyed "
+			    "(`xenreaper destroy` tears it down when asked)");
+		return;
+	}
 	if (result < 0 && !d->dying) {
 		teardown_destroy_failed(r, job, result);
 		return;

@@ -25,6 +25,7 @@ struct worker_item {
 	uint32_t domid;
 	uint8_t uuid[HV_UUID_LEN];
 	enum job_priority priority;
+	unsigned flags;		/* hv_destroy's */
 	int result;
 };
 
@@ -93,7 +94,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pool->lock);
 
 		worker_apply_priority(item->priority);
-		item->result = hv_destroy(pool->hv, item->domid, item->uuid);
+		item->result = hv_destroy(pool->hv, item->domid, item->uuid, item->flags);
 
 		pthread_mutex_lock(&pool->lock);
 		pool->busy--;
@@ -151,7 +152,7 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 }
 
 int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
-		       enum job_priority priority)
+		       enum job_priority priority, unsigned flags)
 {
 	struct worker_item *item;
 
@@ -161,6 +162,7 @@ int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t u
 	item->domid = domid;
 	memcpy(item->uuid, uuid, HV_UUID_LEN);
 	item->priority = priority;
+	item->flags = flags;
 	pthread_mutex_lock(&pool->lock);
 	worker_item_append(&pool->todo_tail, item);
 	pthread_cond_signal(&pool->wake);

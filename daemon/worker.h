@@ -12,9 +12,10 @@ struct worker_pool;
 /* Start THREADS threads calling hv_destroy on HV. */
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
 /* Queue a teardown of DOMID, which must still carry UUID when a worker
- * gets to it, run at dom0 CPU PRIORITY; returns at once. */
+ * gets to it, run at dom0 CPU PRIORITY with hv_destroy FLAGS; returns at
+ * once. */
 int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
-		       enum job_priority priority);
+		       enum job_priority priority, unsigned flags);
 /* Polls readable while finished teardowns wait to be collected. */
 int worker_pool_fd(const struct worker_pool *pool);
 /* Collect one finished teardown: its domid and hv_destroy's result.

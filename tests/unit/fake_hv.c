@@ -22,6 +22,7 @@ struct fake_domain {
 	unsigned zombie_rounds;
 	uint64_t zombie_pages;
 	bool failing;
+	bool dumps_core;	/* its toolstack dumps its core on its shutdown */
 	unsigned destroy_calls;
 };
 
@@ -104,7 +105,7 @@ static int fh_list(struct hv *hv, struct hv_domain **out, size_t *n)
  * because the fake itself is gone by the time a test asks. */
 static unsigned fake_hv_freed_busy;
 
-static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN])
+static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags)
 {
 	struct fake_hv *fh = fh_of(hv);
 	struct fake_domain *fd;
@@ -141,6 +142,9 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	} else if (memcmp(fd->d.uuid, uuid, HV_UUID_LEN)) {
 		rc = -ESTALE;	/* the real one checks too: never a reused domid */
 		fh->stale++;
+	} else if (fd->dumps_core && (flags & HV_DESTROY_UNLESS_TOOLSTACK_ACTS) &&
+		   fd->d.shutdown && !fd->d.dying) {
+		rc = -EINPROGRESS;	/* left alone, as hv_xen checks */
 	} else if (fd->failing) {
 		fd->destroy_calls++;
 		rc = -EIO;
@@ -316,6 +320,11 @@ void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages)
 void fake_hv_make_failing(struct hv *hv, uint32_t domid)
 {
 	WITH_DOMAIN(hv, domid, fd->failing = true);
+}
+
+void fake_hv_dumps_core(struct hv *hv, uint32_t domid)
+{
+	WITH_DOMAIN(hv, domid, fd->dumps_core = true);
 }
 
 void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages)

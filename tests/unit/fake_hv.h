@@ -25,6 +25,9 @@ void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_
 void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Destroy of DOMID fails with -EIO and leaves it running. */
 void fake_hv_make_failing(struct hv *hv, uint32_t domid);
+/* DOMID's toolstack dumps its core on its shutdown: an automatic destroy
+ * (HV_DESTROY_UNLESS_TOOLSTACK_ACTS) of it shut down gives -EINPROGRESS. */
+void fake_hv_dumps_core(struct hv *hv, uint32_t domid);
 /* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
 void fake_hv_hold(struct hv *hv);
 void fake_hv_release(struct hv *hv);

@@ -317,6 +317,42 @@ static void test_start_does_not_read_the_history(void)
 	bed_dispose(&b);
 }
 
+/* Before: with `teardown = crash`, a guest whose on_crash is
+ * coredump-destroy (xl dumps it while it stays crashed, then destroys it)
+ * was destroyed after the grace period, mid-dump; here it was destroyed
+ * once, its job done.  Now the worker's check leaves it to xl. */
+static void test_crash_with_core_dump_left_to_xl(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\nteardown = crash\ngrace = 0s\n");
+	bed_start(&b);
+	add_named(&b, 40, 1000, "dumping");
+	add_named(&b, 41, 1000, "preserved");
+	fake_store_fire(b.s, "@introduceDomain");
+	bed_settle(&b);
+	fake_hv_dumps_core(b.hv, 40);
+	fake_hv_shutdown(b.hv, 40, HV_SHUTDOWN_CRASH);
+	fake_hv_shutdown(b.hv, 41, HV_SHUTDOWN_CRASH);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	bed_run(&b, 1000);
+	is_int(fake_hv_destroy_calls(b.hv, 40), 0, "a crashed guest whose toolstack dumps its core is not destroyed");
+	is_str(bed_node(&b, 40, "state"), "failed", "  its automatic job ends failed");
+	ok(bed_node(&b, 40, "error") && strstr(bed_node(&b, 40, "error"), "dumps its core"),
+	   "  saying why: %s", bed_node(&b, 40, "error") ? bed_node(&b, 40, "error") : "(none)");
+	ok(fake_hv_exists(b.hv, 40), "  the guest is left to xl");
+	is_str(bed_node(&b, 41, "state"), "done", "a crashed guest its toolstack preserved is torn down");
+	bed_run(&b, 120000);
+	is_int(fake_hv_destroy_calls(b.hv, 40), 0, "  and the dumping one is not tried again");
+	/* Asked for, it goes. */
+	bed_request(&b, 40, 40);
+	bed_settle(&b);
+	is_str(bed_node(&b, 40, "state"), "done", "a request tears it down");
+	bed_dispose(&b);
+}
+
 int main(void)
 {
 	test_full_pool_does_not_spin(DUE_ORPHAN);
@@ -327,5 +363,6 @@ int main(void)
 	test_orphan_protection_follows_renames();
 	test_reload_adopts_what_was_ignored();
 	test_start_does_not_read_the_history();
+	test_crash_with_core_dump_left_to_xl();
 	return tap_done();
 }
