@@ -130,11 +130,14 @@ xb_daemon_spawn() {
 	XB_DAEMON_PID=$!
 }
 # xb_daemon_running [SECONDS]: wait until the daemon XB_DAEMON_PID has
-# published its pid and daemon/state = running (default 10 s).  A killed
-# daemon leaves "running" behind, hence the pid first.
+# published its pid and daemon/state = running (default 60 s: a guard
+# against a daemon that never gets there, not a measure; a start that took
+# over 10 s was seen with three emulated machines on two cores, in
+# 55-faults, the daemon then running normally).  A killed daemon leaves
+# "running" behind, hence the pid first.
 xb_daemon_running() {
-	$XB_TOOL wait-node $XB_ROOT/daemon/pid $XB_DAEMON_PID $((${1:-10} * 1000)) >/dev/null &&
-		$XB_TOOL wait-node $XB_ROOT/daemon/state running $((${1:-10} * 1000)) >/dev/null &&
+	$XB_TOOL wait-node $XB_ROOT/daemon/pid $XB_DAEMON_PID $((${1:-60} * 1000)) >/dev/null &&
+		$XB_TOOL wait-node $XB_ROOT/daemon/state running $((${1:-60} * 1000)) >/dev/null &&
 		return 0
 	echo "xenreaperd did not start:" >&2; tail -20 $XB_DAEMON_LOG >&2
 	return 1
