@@ -45,7 +45,7 @@ struct reaper {
 	struct backoff publish_failing;	/* republishing dirty jobs failing */
 	struct backoff request_failing;	/* taking requests failing */
 	char *config_error;		/* published in daemon/config-error */
-	/* Finished jobs an earlier run left, read after the start
+	/* Done jobs an earlier run left, read after the start
 	 * (reaper_load_history): their domids, and how many are left. */
 	uint32_t *history;
 	unsigned n_history;

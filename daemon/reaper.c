@@ -491,9 +491,7 @@ int reaper_tick(struct reaper *r)
 			backoff_reset(&r->request_failing);
 	}
 	reaper_load_history(r);
-	/* Automatic teardowns wait for the history: a finished job there may
-	 * be what covers a dead domain. */
-	if (!r->stopping && !r->n_history) {
+	if (!r->stopping) {
 		rc = intake_preserved(r, now);
 		if (rc && rc != -EAGAIN)
 			log_err("automatic teardowns: %s", strerror(-rc));
@@ -563,9 +561,9 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		reaper_consider(&next, r->hv_failing.next_mono);
 	if (r->requests_waiting && !r->stopping)
 		reaper_consider(&next, backoff_gate(hv, r->request_failing.next_mono));
-	if (r->n_history) {
+	if (r->n_history)
 		reaper_consider(&next, now);
-	} else if (!r->stopping) {
+	if (!r->stopping) {
 		reaper_consider(&next, backoff_gate(hv, preserved_next_deadline(r->preserved)));
 		reaper_consider(&next, backoff_gate(hv, orphans_next_deadline(r->orphans)));
 	}
@@ -687,7 +685,7 @@ static void reaper_check_tree(struct reaper *r)
 		n_jobs++;
 	}
 	if (r->n_history)
-		log_warning("%u finished job(s) of earlier runs not read yet went with it", r->n_history);
+		log_warning("%u done job(s) of earlier runs not read yet went with it", r->n_history);
 	r->n_history = 0;	/* their records went with the tree */
 	backoff_reset(&r->publish_failing);
 	memory_forget(r->memory);
@@ -768,23 +766,24 @@ static int reaper_resume_job(struct reaper *r, uint32_t domid)
 	return 0;
 }
 
-/* Whether job DOMID's record says it is finished: one read.  Anything
- * else (unfinished, or a state that cannot be told) is resumed at once. */
-static bool reaper_record_finished(struct reaper *r, uint32_t domid)
+/* Whether job DOMID's record says it is done: one read.  A done job's
+ * domain is gone, so nothing the daemon decides needs it (a failed one may
+ * cover a dead domain that is still there, and is read at once, like
+ * unfinished ones and any whose state cannot be told). */
+static bool reaper_record_done(struct reaper *r, uint32_t domid)
 {
 	char path[LAYOUT_PATH_LEN], *text = NULL;
-	enum job_state state;
-	bool finished;
+	bool done;
 
 	layout_job_path(path, domid, "state");
-	finished = store_read(r->store, STORE_TX_NONE, path, &text) == 0 &&
-		   job_state_parse(text, &state) == 0 && job_state_is_final(state);
+	done = store_read(r->store, STORE_TX_NONE, path, &text) == 0 &&
+	       !strcmp(text, job_state_name(JOB_DONE));
 	free(text);
-	return finished;
+	return done;
 }
 
-/* Unfinished jobs are resumed now; finished ones only noted, for
- * reaper_load_history. */
+/* Unfinished and failed jobs are read now (and the unfinished resumed);
+ * done ones only noted, for reaper_load_history. */
 static int reaper_resume(struct reaper *r)
 {
 	char **names = NULL, quoted[LOG_QUOTE_LEN];
@@ -808,7 +807,7 @@ static int reaper_resume(struct reaper *r)
 				    log_quote(names[i], quoted));
 			continue;
 		}
-		if (reaper_record_finished(r, domid)) {
+		if (reaper_record_done(r, domid)) {
 			r->history[r->n_history++] = domid;
 			continue;
 		}
@@ -819,11 +818,11 @@ static int reaper_resume(struct reaper *r)
 	}
 	store_names_free(names, n_names);
 	if (r->n_history)
-		log_debug("%u finished job(s) of earlier runs to read", r->n_history);
+		log_debug("%u done job(s) of earlier runs to read", r->n_history);
 	return rc;
 }
 
-/* Read up to REAPER_HISTORY_BATCH finished jobs of earlier runs.  A domid
+/* Read up to REAPER_HISTORY_BATCH done jobs of earlier runs.  A domid
  * that has a job again (a request came first) keeps it: the record is the
  * new job's, written into the old one's directory, which is made private
  * like any other.  One that cannot be read now is tried again next turn. */

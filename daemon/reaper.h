@@ -26,10 +26,10 @@
 /* Finished jobs kept in xenstore at most; beyond, the oldest finished go
  * first, whatever their retention. */
 #define REAPER_RETAIN_MAX 512
-/* Finished jobs an earlier run left are read after the start, this many
- * per loop turn, so that neither the start nor a request waits for the
- * history (start-up reads one node of each: its state). */
-#define REAPER_HISTORY_BATCH 4
+/* Done jobs an earlier run left are read after the start, this many per
+ * loop turn, so that neither the start nor a request waits for the history
+ * (start-up reads one node of each: its state). */
+#define REAPER_HISTORY_BATCH 2
 
 struct reaper;
 
@@ -47,7 +47,7 @@ void reaper_set_policy(struct reaper *r, const struct config *policy);
 int reaper_set_config_error(struct reaper *r, const char *sentence);
 /* Create /tool/xenreaper (dom0 only, every node), publish the daemon
  * nodes, resume the unfinished jobs found there, register the watches and
- * take pending requests; finished jobs are read by later ticks. */
+ * take pending requests; done jobs are read by later ticks. */
 int reaper_start(struct reaper *r);
 /* Take nothing new from now on (requests wait in xenstore, queued jobs
  * stay queued) and say so in daemon/state; running teardowns go on. */
