@@ -5,6 +5,7 @@
  * destroy is the one place where real time passes.  Test tooling only.
  */
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,14 +82,18 @@ void bed_settle(struct bed *b)
 	}
 }
 
-void bed_run(struct bed *b, int64_t ms)
+/* bed_run's loop: with COLLECT, a busy pool is waited for (real time);
+ * without, left as it is.  Returns the turns that found a deadline that
+ * had not moved (the timer firing at once, again), stopping at 1000. */
+static unsigned bed_run_loop(struct bed *b, int64_t ms, bool collect)
 {
 	int64_t end = clock_mono_ms() + ms, next;
+	unsigned spins = 0;
 
-	for (int turns = 0; turns < 100000; turns++) {
+	for (int turns = 0; turns < 100000 && spins < 1000; turns++) {
 		reaper_handle_store_events(b->r);
 		reaper_tick(b->r);
-		if (reaper_busy(b->r)) {
+		if (collect && reaper_busy(b->r)) {
 			bed_collect(b, 2000);
 			continue;
 		}
@@ -98,35 +103,43 @@ void bed_run(struct bed *b, int64_t ms)
 		b->wakeups++;
 		if (next > clock_mono_ms())
 			clock_advance(next - clock_mono_ms());
-	}
-	if (clock_mono_ms() < end)
-		clock_advance(end - clock_mono_ms());
-	reaper_handle_store_events(b->r);
-	reaper_tick(b->r);
-}
-
-unsigned bed_run_busy(struct bed *b, int64_t ms)
-{
-	int64_t end = clock_mono_ms() + ms, next;
-	unsigned spins = 0;
-
-	for (int turns = 0; turns < 100000 && spins < 1000; turns++) {
-		reaper_handle_store_events(b->r);
-		reaper_tick(b->r);
-		next = reaper_next_deadline(b->r);
-		if (next < 0 || next > end)
-			break;
-		b->wakeups++;
-		if (next > clock_mono_ms())
-			clock_advance(next - clock_mono_ms());
 		else
-			spins++;	/* the timer would fire at once, again */
+			spins++;
 	}
 	if (clock_mono_ms() < end)
 		clock_advance(end - clock_mono_ms());
 	reaper_handle_store_events(b->r);
 	reaper_tick(b->r);
 	return spins;
+}
+
+void bed_run(struct bed *b, int64_t ms)
+{
+	bed_run_loop(b, ms, true);
+}
+
+unsigned bed_run_busy(struct bed *b, int64_t ms)
+{
+	return bed_run_loop(b, ms, false);
+}
+
+void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name)
+{
+	char path[64];
+
+	fake_hv_add(b->hv, domid, (uint8_t)domid, pages, pool);
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	fake_store_set(b->s, path, name);
+}
+
+void bed_other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/local/domain/%u", domid);
+	store_rm(b->s, STORE_TX_NONE, path);
+	fake_hv_kill(b->hv, domid, pages_held);
+	fake_store_fire(b->s, "@releaseDomain");
 }
 
 void bed_request(struct bed *b, uint32_t domid, uint8_t seed)

@@ -36,6 +36,12 @@ void bed_run(struct bed *b, int64_t ms);
  * moved to each deadline; counts wake-ups, and stops early if the loop
  * would spin (a deadline that does not move: returns those turns). */
 unsigned bed_run_busy(struct bed *b, int64_t ms);
+/* A live domain DOMID (UUID seed DOMID) of PAGES in cpupool POOL, named
+ * NAME in xenstore. */
+void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name);
+/* Another toolstack's destroy of DOMID: its xenstore entries go, the
+ * domain stays dead with PAGES_HELD, and @releaseDomain fires. */
+void bed_other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held);
 /* Ask for the teardown of DOMID with the UUID of fake seed SEED. */
 void bed_request(struct bed *b, uint32_t domid, uint8_t seed);
 /* Job DOMID's node LEAF, or NULL. */

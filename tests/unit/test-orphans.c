@@ -18,26 +18,6 @@
 #include "reaper.h"
 #include "tap.h"
 
-static void add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name)
-{
-	char path[64];
-
-	fake_hv_add(b->hv, domid, (uint8_t)domid, pages, pool);
-	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-	fake_store_set(b->s, path, name);
-}
-
-/* Another toolstack's destroy: xenstore entries go, the domain stays dead. */
-static void other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/local/domain/%u", domid);
-	store_rm(b->s, STORE_TX_NONE, path);
-	fake_hv_kill(b->hv, domid, pages_held);
-	fake_store_fire(b->s, "@releaseDomain");
-}
-
 static void test_adopt(void)
 {
 	struct bed b;
@@ -45,13 +25,13 @@ static void test_adopt(void)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
-	add_named(&b, 20, 65536, 0, "left");
-	add_named(&b, 21, 65536, 0, "paused");	/* alive: never adopted */
-	add_named(&b, 22, 65536, 0, "off");
+	bed_add_named(&b, 20, 65536, 0, "left");
+	bed_add_named(&b, 21, 65536, 0, "paused");	/* alive: never adopted */
+	bed_add_named(&b, 22, 65536, 0, "off");
 	fake_hv_shutdown(b.hv, 22, HV_SHUTDOWN_POWEROFF);	/* shut down, not dead */
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
-	other_toolstack_destroys(&b, 20, 3);
+	bed_other_toolstack_destroys(&b, 20, 3);
 	bed_settle(&b);
 	ok(!bed_node(&b, 20, "state"), "a domain just dead is given its settle time");
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + ORPHANS_SETTLE_MS, "  due after 3 s");
@@ -85,10 +65,10 @@ static void test_still_moving(void)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
-	add_named(&b, 23, 500000, 0, "big");
+	bed_add_named(&b, 23, 500000, 0, "big");
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
-	other_toolstack_destroys(&b, 23, 400000);
+	bed_other_toolstack_destroys(&b, 23, 400000);
 	bed_settle(&b);
 	for (int i = 1; i <= 5; i++) {
 		bed_run(&b, 2000);
@@ -112,14 +92,14 @@ static void test_protected_and_ignored(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, text);
 	bed_start(&b);
-	add_named(&b, 24, 1000, 0, "db");	/* protected by name */
-	add_named(&b, 25, 1000, 1, "batch");	/* pool1 ignores orphans */
-	add_named(&b, 26, 1000, 0, "x");	/* protected by UUID */
+	bed_add_named(&b, 24, 1000, 0, "db");	/* protected by name */
+	bed_add_named(&b, 25, 1000, 1, "batch");	/* pool1 ignores orphans */
+	bed_add_named(&b, 26, 1000, 0, "x");	/* protected by UUID */
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
-	other_toolstack_destroys(&b, 24, 1);
-	other_toolstack_destroys(&b, 25, 1);
-	other_toolstack_destroys(&b, 26, 1);
+	bed_other_toolstack_destroys(&b, 24, 1);
+	bed_other_toolstack_destroys(&b, 25, 1);
+	bed_other_toolstack_destroys(&b, 26, 1);
 	bed_run(&b, 30000);
 	ok(!bed_node(&b, 24, "state"), "a protected domain (by the name it had alive) is not adopted");
 	ok(!bed_node(&b, 26, "state"), "nor one protected by UUID");

@@ -25,26 +25,6 @@
  * wake-up a second for everything else that may be due. */
 #define WAKEUPS_PER_S_MAX 5
 
-static void add_named(struct bed *b, uint32_t domid, uint64_t pages, const char *name)
-{
-	char path[64];
-
-	fake_hv_add(b->hv, domid, (uint8_t)domid, pages, 0);
-	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-	fake_store_set(b->s, path, name);
-}
-
-/* Another toolstack's destroy: xenstore entries go, the domain stays dead. */
-static void other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/local/domain/%u", domid);
-	store_rm(b->s, STORE_TX_NONE, path);
-	fake_hv_kill(b->hv, domid, pages_held);
-	fake_store_fire(b->s, "@releaseDomain");
-}
-
 enum due_kind { DUE_ORPHAN, DUE_ZOMBIE, DUE_FAILED_DESTROY };
 
 static const char *due_kind_name(enum due_kind kind)
@@ -66,8 +46,8 @@ static void test_full_pool_does_not_spin(enum due_kind kind)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
-	add_named(&b, 5, 100000, "busy");
-	add_named(&b, 7, 1000, "other");
+	bed_add_named(&b, 5, 100000, 0, "busy");
+	bed_add_named(&b, 7, 1000, 0, "other");
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
 	if (kind == DUE_ZOMBIE)
@@ -75,7 +55,7 @@ static void test_full_pool_does_not_spin(enum due_kind kind)
 	if (kind == DUE_FAILED_DESTROY)
 		fake_hv_make_failing(b.hv, 7);
 	if (kind == DUE_ORPHAN) {
-		other_toolstack_destroys(&b, 7, 3);
+		bed_other_toolstack_destroys(&b, 7, 3);
 	} else {
 		bed_request(&b, 7, 7);
 		bed_settle(&b);
@@ -125,7 +105,7 @@ static void test_stop_waits_for_the_settle(bool domain_goes)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
-	add_named(&b, 5, 1000, "stopped");
+	bed_add_named(&b, 5, 1000, 0, "stopped");
 	fake_hv_make_zombie(b.hv, 5, UINT32_MAX, 2);
 	fake_hv_hold(b.hv);
 	bed_request(&b, 5, 5);
@@ -189,18 +169,18 @@ static void test_orphan_protection_follows_renames(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, "[daemon]\nprotect = web\nscrub-probe = none\n");
 	bed_start(&b);
-	add_named(&b, 20, 1000, "web--incoming");
-	add_named(&b, 21, 1000, "web");
-	add_named(&b, 22, 1000, "db");
-	add_named(&b, 23, 1000, "cache");
+	bed_add_named(&b, 20, 1000, 0, "web--incoming");
+	bed_add_named(&b, 21, 1000, 0, "web");
+	bed_add_named(&b, 22, 1000, 0, "db");
+	bed_add_named(&b, 23, 1000, 0, "cache");
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
 	ok(fake_store_count_watches(b.s, LAYOUT_TOKEN_NAME) == 4, "each live guest's name is watched");
 	set_name(&b, 20, "web");	/* the migration ended */
 	set_name(&b, 21, "old-web");	/* xl rename */
 	bed_settle(&b);
-	other_toolstack_destroys(&b, 20, 3);
-	other_toolstack_destroys(&b, 21, 3);
+	bed_other_toolstack_destroys(&b, 20, 3);
+	bed_other_toolstack_destroys(&b, 21, 3);
 	state = orphan_outcome(&b, 20);
 	ok(!state, "a guest migrated in as web--incoming and renamed web dies: protected, not adopted (%s)",
 	   state ? state : "no job");
@@ -208,12 +188,12 @@ static void test_orphan_protection_follows_renames(void)
 	is_str(bed_node(&b, 21, "name"), "old-web", "  under the name it died with");
 	/* Renamed and destroyed before the daemon saw the rename. */
 	set_name(&b, 22, "web");
-	other_toolstack_destroys(&b, 22, 3);
+	bed_other_toolstack_destroys(&b, 22, 3);
 	state = orphan_outcome(&b, 22);
 	ok(!state, "renamed and destroyed at once: the name it died with is not sure, not adopted (%s)",
 	   state ? state : "no job");
 	/* Destroyed, no rename: the one event is the removal. */
-	other_toolstack_destroys(&b, 23, 3);
+	bed_other_toolstack_destroys(&b, 23, 3);
 	is_str(orphan_outcome(&b, 23), "zombie", "destroyed without a rename: adopted");
 	is_str(bed_node(&b, 23, "name"), "cache", "  under its name");
 	bed_run(&b, 1000);
@@ -237,10 +217,10 @@ static void test_reload_adopts_what_was_ignored(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\norphans = ignore\n");
 	bed_start(&b);
-	add_named(&b, 30, 1000, "left");
+	bed_add_named(&b, 30, 1000, 0, "left");
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
-	other_toolstack_destroys(&b, 30, 3);
+	bed_other_toolstack_destroys(&b, 30, 3);
 	ok(!orphan_outcome(&b, 30), "orphans = ignore: a dead domain left behind gets no job");
 	bed_run(&b, 10000);
 	ok(!bed_node(&b, 30, "state"), "  nor later");
@@ -272,9 +252,9 @@ static void test_start_does_not_read_the_history(void)
 	b.cfg->retention_ms = 24 * 3600 * 1000;
 	for (uint32_t d = 1000; d < 1000 + REAPER_RETAIN_MAX; d++)
 		bed_plant_job(b.s, d, 1, JOB_DONE, 1700000000000 - 60000 + d);
-	add_named(&b, 7, 1000, "resumed");
+	bed_add_named(&b, 7, 1000, 0, "resumed");
 	bed_plant_job(b.s, 7, 7, JOB_DESTROYING, 0);
-	add_named(&b, 1500, 1000, "again");
+	bed_add_named(&b, 1500, 1000, 0, "again");
 	bed_plant_job(b.s, 8, 8, JOB_FAILED, 1700000000000 - 1000);
 	calls = 0;
 	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
@@ -330,8 +310,8 @@ static void test_crash_with_core_dump_left_to_xl(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n[default]\nteardown = crash\ngrace = 0s\n");
 	bed_start(&b);
-	add_named(&b, 40, 1000, "dumping");
-	add_named(&b, 41, 1000, "preserved");
+	bed_add_named(&b, 40, 1000, 0, "dumping");
+	bed_add_named(&b, 41, 1000, 0, "preserved");
 	fake_store_fire(b.s, "@introduceDomain");
 	bed_settle(&b);
 	fake_hv_dumps_core(b.hv, 40);
