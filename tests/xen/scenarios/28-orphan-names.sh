@@ -60,8 +60,8 @@ xb_wait_state $old done 60
 xb_is "$(xb_state $old)" done "once the pages are let go, the adopted orphans end done"
 xb_wait_state $ign done 60
 xb_is "$(xb_state $ign)" done "  both"
-i=0; while $XB_TOOL pages $mig >/dev/null 2>&1 && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "  and the protected one went by itself (its last mapping gone)" sh -c "! $XB_TOOL pages $mig >/dev/null 2>&1"
+xb_check "  and the protected one went by itself (its last mapping gone)" \
+	sh -c "$XB_TOOL wait-gone $mig 60000 >/dev/null"
 xb_wait_memory $base "all memory back"
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 40
