@@ -15,7 +15,9 @@
  * futex_wait while the main thread sampled every 20 ms).  So every libxc
  * call here is made under hv_xen_call_lock, which a fork takes first
  * (pthread_atfork).  libxl's own calls run under its context lock, which it
- * holds too when it forks.
+ * holds too when it forks.  What those children inherit is not left to
+ * the worker that forks them: worker.c empties their signal mask and
+ * ignored signals, and every descriptor the daemon opens is close-on-exec.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -210,7 +210,8 @@ static int metrics_write(const struct metrics *m, const char *text)
 	/* No .prom suffix: node_exporter ignores it until the rename. */
 	if (asprintf(&tmp, "%s.XXXXXX", m->path) < 0)
 		return -ENOMEM;
-	fd = mkstemp(tmp);
+	/* Close-on-exec: a worker may fork a hotplug script while it is open. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		free(tmp);

@@ -5,6 +5,10 @@
  * eventfd.  Workers touch nothing else: all xenstore writes and state
  * changes happen on the main thread.  The pool size bounds parallel
  * teardowns; it does not schedule or prioritise them (reaper.c does).
+ *
+ * Workers block every signal but SIGCHLD; the processes they fork (libxl's
+ * destroy child, the hotplug scripts) do not inherit that: every child of
+ * the daemon starts with an empty mask and no signal ignored, as under xl.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +23,9 @@
 
 #include "log.h"
 #include "worker.h"
+
+static pthread_once_t worker_atfork_once = PTHREAD_ONCE_INIT;
+static int worker_atfork_rc;
 
 struct worker_item {
 	struct worker_item *next;
@@ -77,6 +84,55 @@ static void worker_apply_priority(enum job_priority priority)
 		log_warning("worker: cannot set nice %d: %s", nice_value, strerror(errno));
 }
 
+/*
+ * A pthread_atfork child handler: it runs in every child of fork(2) before
+ * fork returns there, so before libxl's code in the child or its exec.
+ * libxl forks its destroy child and each hotplug script (vif-bridge
+ * offline, block remove, a disk's own script=) with fork() on the thread
+ * that called libxl_domain_destroy, a worker, and never resets the mask:
+ * libxl__exec resets SIGPIPE's disposition and nothing else.  Debian's
+ * scripts are bash, which keeps the mask it is given, so with the worker's
+ * mask their timeout(1), alarm() time-outs and SIGTERM clean-up did
+ * nothing.  The workers cannot block less instead: the main thread's
+ * signalfd sees SIGTERM, SIGINT and SIGHUP only while every thread blocks
+ * them, or the kernel delivers them to a worker, where the default action
+ * ends the daemon in mid-teardown.  libxl's fork_replacement hook would
+ * reach only the forks of the one libxl context it is set on; a child
+ * handler reaches every fork.
+ *
+ * Ignored signals go back to their default too, since SIG_IGN survives
+ * exec: systemd starts services with SIGPIPE ignored, a shell's `&`
+ * ignores SIGINT and SIGQUIT, and libxenstore ignores SIGPIPE for the
+ * whole process during each request the main thread makes.  Handlers are
+ * left alone: exec resets them, and in the destroy child, which does not
+ * exec, SIGCHLD's is libxl's own, as under xl.  Only async-signal-safe
+ * calls here: this is the child of a threaded process.
+ */
+static void worker_child_reset_signals(void)
+{
+	struct sigaction action;
+	sigset_t none;
+
+	for (int signo = 1; signo < NSIG; signo++) {
+		/* The query fails for libc's own signals (thread
+		 * cancellation, setxid), which are never ignored. */
+		if (sigaction(signo, NULL, &action) < 0 || (action.sa_flags & SA_SIGINFO) ||
+		    action.sa_handler != SIG_IGN)
+			continue;
+		action.sa_handler = SIG_DFL;
+		action.sa_flags = 0;
+		sigemptyset(&action.sa_mask);
+		sigaction(signo, &action, NULL);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void worker_atfork_register(void)
+{
+	worker_atfork_rc = -pthread_atfork(NULL, NULL, worker_child_reset_signals);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_pool *pool = arg;
@@ -115,6 +171,9 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 
 	if (threads == 0)
 		return -EINVAL;
+	pthread_once(&worker_atfork_once, worker_atfork_register);
+	if (worker_atfork_rc)
+		return worker_atfork_rc;
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
@@ -131,7 +190,8 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 		return rc;
 	}
 	/* Workers take no signals but SIGCHLD, which libxl needs for its
-	 * destroy child; the main thread's signalfd handles the rest. */
+	 * destroy child; the main thread's signalfd handles the rest.  Their
+	 * children do not keep this mask (worker_child_reset_signals). */
 	sigfillset(&all);
 	sigdelset(&all, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

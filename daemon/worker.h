@@ -9,7 +9,8 @@
 
 struct worker_pool;
 
-/* Start THREADS threads calling hv_destroy on HV. */
+/* Start THREADS threads calling hv_destroy on HV.  From then on every
+ * process the daemon forks starts with no signal blocked or ignored. */
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
 /* Queue a teardown of DOMID, which must still carry UUID when a worker
  * gets to it, run at dom0 CPU PRIORITY with hv_destroy FLAGS; returns at
