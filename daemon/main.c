@@ -177,13 +177,19 @@ out:
 
 static int signals_open(void)
 {
+	static const int taken[] = { SIGTERM, SIGINT, SIGHUP };
 	sigset_t set;
 	int rc;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		/* An ignored signal is dropped before a signalfd sees it: a
+		 * start from `nohup` or a shell's `&` must still stop and
+		 * reload. */
+		if (signal(taken[i], SIG_DFL) == SIG_ERR)
+			return -errno;
+		sigaddset(&set, taken[i]);
+	}
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	rc = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -471,6 +477,10 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .signal_fd = -1, .timer_fd = -1, .lock_fd = -1 };
 	int rc;
+
+	/* Descriptors a hand start leaves us must not reach libxl's hotplug
+	 * scripts (everything we open ourselves is close-on-exec). */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
 
 	rc = parse_options(argc, argv, &d.opts);
 	if (rc)
