@@ -48,6 +48,11 @@ int hv_free_pages(struct hv *hv, uint64_t *pages)
 	return hv->ops->free_pages(hv, pages);
 }
 
+int hv_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages)
+{
+	return hv->ops->paging_pool(hv, domid, pages);
+}
+
 void hv_free(struct hv *hv)
 {
 	if (hv)

@@ -55,6 +55,7 @@ struct hv_ops {
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
 	int (*free_pages)(struct hv *hv, uint64_t *pages);
+	int (*paging_pool)(struct hv *hv, uint32_t domid, uint64_t *pages);
 	void (*free)(struct hv *hv);
 };
 
@@ -89,6 +90,13 @@ int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
 /* Free pages in the hypervisor's heap (on 4.17 freed-but-unscrubbed
  * pages count as free: the allocator scrubs them when it hands them out). */
 int hv_free_pages(struct hv *hv, uint64_t *pages);
+/* Pages of DOMID's paging pool (shadow or HAP, the p2m included), which
+ * Xen allocates without an owner, so they are not in tot_pages and come
+ * back to the free pool when it tears the domain down (before its own
+ * pages); readable while the domain dies, 0 once Xen freed it.
+ * -EOPNOTSUPP if Xen keeps no such pool for it (a PV guest), -ESRCH if
+ * it is gone. */
+int hv_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages);
 /* Close; accepts NULL. */
 void hv_free(struct hv *hv);
 

@@ -328,6 +328,25 @@ static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
 	return 0;
 }
 
+/* XEN_DOMCTL_get_paging_mempool_size: in bytes, the p2m pages included
+ * (hap/shadow_get_allocation_bytes), with no check that the domain is
+ * alive, unlike the older XEN_DOMCTL_SHADOW_OP_GET_ALLOCATION, which
+ * ignores dying domains; x86 answers -EOPNOTSUPP for PV guests. */
+static int hv_xen_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages)
+{
+	uint64_t bytes = 0;
+	int rc;
+
+	hv_xen_call_begin();
+	rc = xc_get_paging_mempool_size(hv_xen_of(hv)->xch, domid, &bytes) ?
+	     (errno ? -errno : -EIO) : 0;
+	hv_xen_call_end();
+	if (rc)
+		return rc;
+	*pages = bytes >> XC_PAGE_SHIFT;
+	return 0;
+}
+
 static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
@@ -348,6 +367,7 @@ static const struct hv_ops hv_xen_ops = {
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,
 	.free_pages = hv_xen_free_pages,
+	.paging_pool = hv_xen_paging_pool,
 	.free = hv_xen_free,
 };
 

@@ -251,7 +251,21 @@ bool job_set_pages_left(struct job *job, uint64_t pages)
 	if (pages >= job->pages_left)
 		return false;
 	job->pages_left = pages;
+	job->fell_mono = clock_mono_ms();
+	job->fell_wall = clock_wall_ms();
 	return true;
+}
+
+bool job_may_keep_pages(const struct job *job)
+{
+	return job->state == JOB_ZOMBIE || job->reason == JOB_REASON_ORPHAN;
+}
+
+bool job_pages_coming_back(const struct job *job, int64_t now)
+{
+	if (!job_may_keep_pages(job))
+		return true;
+	return job->fell_mono && now - job->fell_mono < XENREAPER_FALLING_MS;
 }
 
 /* Rate and time left as published, from the samples at NOW. */
@@ -365,7 +379,12 @@ int job_publish_progress(const struct job *job, struct store *s, store_tx tx)
 	if (rc)
 		return rc;
 	layout_job_path(path, job->domid, "eta");
-	return job->eta_text[0] ? store_write(s, tx, path, job->eta_text) : store_rm(s, tx, path);
+	rc = job->eta_text[0] ? store_write(s, tx, path, job->eta_text) : store_rm(s, tx, path);
+	if (rc || !job_may_keep_pages(job) || !job->fell_wall)
+		return rc;
+	/* Only where a client needs it: one write more per sample would
+	 * load xenstore for every teardown. */
+	return job_write_time(s, tx, job->domid, "last-release", job->fell_wall);
 }
 
 int job_publish(const struct job *job, struct store *s, store_tx tx)

@@ -76,6 +76,11 @@ struct job {
 				 * or next removal of an expired record */
 	int64_t released_mono;	/* when its pages came back (scrub timing) */
 	unsigned destroy_failures;	/* destroys that failed on a live domain */
+	int64_t fell_mono, fell_wall;	/* when pages_left last went down; 0: not
+					 * since the job was made or resumed */
+	uint64_t pool_pages;	/* its paging pool, as memory.c last read it */
+	bool pool_read;		/* pool_pages has been read */
+	bool pool_none;		/* Xen keeps no pool for it (PV): never read again */
 };
 
 /* A new queued job for DOMID/UUID; NAME and POOL may be NULL. */
@@ -106,7 +111,7 @@ int job_set_error(struct job *job, const char *fmt, ...) __attribute__((format(p
  * true if it changed. */
 bool job_set_held_by(struct job *job, char *held_by);
 /* Lower pages-left to PAGES; never raises it (progress is monotonic).
- * Returns true if it changed. */
+ * Returns true if it changed, and then stamps fell_mono/fell_wall. */
 bool job_set_pages_left(struct job *job, uint64_t pages);
 /* A progress sample at monotonic ms NOW: the domain holds PAGES.  Lowers
  * pages-left and works out rate and time left; true if anything that is
@@ -117,13 +122,20 @@ bool job_sample(struct job *job, int64_t now, uint64_t pages);
 double job_mib_per_s(const struct job *job, int64_t released_mono);
 /* Percent of pages released, 0..100. */
 unsigned job_progress(const struct job *job);
+/* A zombie's or an orphan's pages may never come back: they count as
+ * coming back only while they still fall (last-release). */
+bool job_may_keep_pages(const struct job *job);
+/* Whether JOB's pages count as coming back at monotonic ms NOW: always,
+ * unless job_may_keep_pages, then only within XENREAPER_FALLING_MS of the
+ * last fall the daemon saw. */
+bool job_pages_coming_back(const struct job *job, int64_t now);
 
 /* Write every node of JOB. */
 int job_publish(const struct job *job, struct store *s, store_tx tx);
 /* Write just state, error, held-by and times (cheap, on transitions). */
 int job_publish_state(const struct job *job, struct store *s, store_tx tx);
-/* Write just pages-left, progress, scrub-pages, rate and eta (cheap, on
- * samples). */
+/* Write just pages-left, progress, scrub-pages, rate, eta and, for a job
+ * whose pages may not come back, last-release (cheap, on samples). */
 int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
 /* Rebuild a job from its nodes after a restart: -EINVAL if they make no
  * sense, another -errno if they cannot be read now.  A record with no

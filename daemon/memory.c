@@ -1,24 +1,39 @@
 /*
  * memory: publishes free (Xen's free pages, which on 4.17 already include
- * freed but unscrubbed ones), releasing (what the domains being torn down
- * still hold, and so will free) and scrub-pending (the last backlog
- * measured).  A client needing N pages can wait while free < N <= free +
- * releasing, and knows at once when it cannot be covered.  Updated while
- * anything is in flight, once more when the last of it ends, then left
- * alone: an idle daemon makes no call at all.  It does not decide what is
- * in flight (reaper.c does) nor measure the backlog (scrub.c).
+ * freed but unscrubbed ones), releasing (what the teardowns under way will
+ * add to free) and scrub-pending (the last backlog measured).  A client
+ * needing N pages can wait while free < N <= free + releasing, and knows
+ * at once when it cannot be covered.  What a teardown releases is what
+ * Xen gives back when the domain goes: the pages it holds (tot_pages) and
+ * its paging pool (shadow or HAP, the p2m in it), which Xen allocates
+ * without an owner and frees first (xen/arch/x86/domain.c,
+ * domain_relinquish_resources: paging_teardown before relinquish_memory);
+ * the new guest's need counts that pool too.  A zombie's or an orphan's
+ * pages may never come back, so they count only while they still fall.
+ * IOMMU page tables of a passthrough guest are not counted: Xen reports
+ * them nowhere.  Updated while anything is in flight, once more when the
+ * last of it ends, then left alone: an idle daemon makes no call at all.
+ * It does not decide what is in flight (reaper.c does) nor measure the
+ * backlog (scrub.c).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "layout.h"
+#include "log.h"
 #include "memory.h"
+#include "rate.h"
+
+_Static_assert(XENREAPER_FALLING_MS == RATE_STALL_MS,
+	       "a zombie stops counting when eta would say stalled");
 
 struct memory {
 	struct store *store;
 	struct hv *hv;
+	bool pool_failing;	/* the last paging pool read failed (logged once) */
 	bool was_in_flight;
 	bool published;		/* the values below are in xenstore */
 	uint64_t free, releasing, scrub_pending;
@@ -46,6 +61,42 @@ void memory_forget(struct memory *m)
 {
 	m->published = false;
 	m->was_in_flight = true;	/* publish at the next update */
+}
+
+/* Read JOB's paging pool into job->pool_pages; a failure keeps the last
+ * figure (the wait may then say "cannot" where it could wait). */
+static void memory_read_pool(struct memory *m, struct job *job)
+{
+	uint64_t pages = 0;
+	int rc;
+
+	rc = hv_paging_pool(m->hv, job->domid, &pages);
+	if (rc == -EOPNOTSUPP) {
+		job->pool_none = true;
+		pages = 0;
+	} else if (rc == -ESRCH) {
+		pages = 0;	/* gone, and its pool with it */
+	} else if (rc) {
+		if (!m->pool_failing)
+			log_warning("domain %u: cannot read its paging pool: %s; counting %" PRIu64 " pages of it",
+				    job->domid, strerror(-rc), job->pool_pages);
+		m->pool_failing = true;
+		return;
+	}
+	if (m->pool_failing)
+		log_notice("reading paging pools works again");
+	m->pool_failing = false;
+	job->pool_pages = pages;
+	job->pool_read = true;
+}
+
+uint64_t memory_job_releasing(struct memory *m, struct job *job, int64_t now)
+{
+	if (!job->pool_none && (!job->pool_read || job->in_worker))
+		memory_read_pool(m, job);
+	if (!job_pages_coming_back(job, now))
+		return 0;
+	return job->pages_left + job->pool_pages;
 }
 
 static int memory_write(struct memory *m, const char *leaf, uint64_t value)

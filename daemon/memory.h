@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hv.h"
+#include "job.h"
 #include "store.h"
 
 struct memory;
@@ -14,11 +15,17 @@ struct memory;
 int memory_new(struct store *store, struct hv *hv, struct memory **out);
 /* Accepts NULL. */
 void memory_free(struct memory *m);
+/* Pages JOB's teardown will add to Xen's free memory, as far as the daemon
+ * can tell at monotonic ms NOW: what its domain holds and its paging pool
+ * (read from Xen the first time and again while a destroy runs, which is
+ * when Xen frees it), or 0 for a zombie or an orphan whose pages stopped
+ * falling (job_pages_coming_back). */
+uint64_t memory_job_releasing(struct memory *m, struct job *job, int64_t now);
 /* With IN_FLIGHT teardowns (or their scrub backlog) to account for, or
  * right after the last of them: read Xen's free pages and publish free,
- * RELEASING (pages the torn-down domains still hold) and SCRUB_PENDING
- * (absent when HAVE_SCRUB is false), writing only what changed.  Nothing,
- * not even a hypercall, while idle. */
+ * RELEASING (what the teardowns will add to it, memory_job_releasing
+ * summed) and SCRUB_PENDING (absent when HAVE_SCRUB is false), writing
+ * only what changed.  Nothing, not even a hypercall, while idle. */
 int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool have_scrub,
 		  uint64_t scrub_pending);
 /* Our tree was removed: publish everything again at the next update. */

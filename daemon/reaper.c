@@ -452,13 +452,14 @@ static void reaper_update_memory(struct reaper *r)
 {
 	uint64_t releasing = 0, scrub_pending = 0;
 	bool in_flight = scrub_counted(r->scrub) > 0;
+	int64_t now = clock_mono_ms();
 	int have_scrub, rc;
 
 	for (struct job *job = r->jobs; job; job = job->next) {
 		if (job_state_is_final(job->state) || job->state == JOB_SCRUBBING)
 			continue;
 		in_flight = true;
-		releasing += job->pages_left;
+		releasing += memory_job_releasing(r->memory, job, now);
 	}
 	have_scrub = scrub_backlog(r->scrub, &scrub_pending) == 0;
 	rc = memory_update(r->memory, in_flight, releasing, have_scrub, scrub_pending);

@@ -2,9 +2,15 @@
  * freemem: the arithmetic of handing memory from teardowns to the next
  * guest.  Xen's free memory already includes freed but unscrubbed pages
  * (4.17 scrubs them when it hands them out), so what a new guest waits
- * for is what dying domains still hold; this module adds that up from
- * the teardown jobs and the hypervisor's domain list, and says whether
- * waiting for it can help.  It reads nothing itself (libxenreaper does,
+ * for is what Xen gives back when the dying domains go: the pages they
+ * hold (tot_pages) and their paging pools (shadow or HAP, the p2m in
+ * them), which Xen allocates without an owner and frees first; the new
+ * guest's need (xl-front-need.c) counts its own pool, so a guest replacing
+ * one of the same size balances.  A zombie's or an orphan's pages count
+ * only while they still fall: those may never come back.  IOMMU page
+ * tables are not counted, as Xen reports them nowhere.  This module adds
+ * it up from the teardown jobs and the hypervisor's domain list, and says
+ * whether waiting can help.  It reads nothing itself (libxenreaper does,
  * in an order that never loses pages in transit) and prints nothing.
  */
 #include <inttypes.h>
@@ -13,6 +19,7 @@
 #include <strings.h>
 
 #include "freemem.h"
+#include "xenreaper-layout.h"
 
 enum freemem_verdict freemem_decide(uint64_t need, uint64_t free, uint64_t releasing,
 				    bool daemon_running)
@@ -41,13 +48,32 @@ static bool freemem_in_flight(const struct xenreaper_status *st)
 	}
 }
 
-/* What the domain of ST holds, per the hypervisor; 0 if it is gone. */
+bool freemem_may_keep_pages(const struct xenreaper_status *st)
+{
+	return st->state == XENREAPER_STATE_ZOMBIE || !strcmp(st->reason, XENREAPER_REASON_ORPHAN);
+}
+
+bool freemem_still_falling(int64_t last_release_ms, int64_t now_ms)
+{
+	return last_release_ms > 0 && now_ms - last_release_ms < XENREAPER_FALLING_MS;
+}
+
+bool freemem_counts(const struct xenreaper_status *st)
+{
+	return freemem_in_flight(st) && !(freemem_may_keep_pages(st) && st->stalled);
+}
+
+/* What the domain of ST will give back, per the hypervisor; 0 if it is gone. */
 static uint64_t freemem_held(const struct xenreaper_status *st,
 			     const struct freemem_domain *domains, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (domains[i].domid == st->domid)
-			return strcasecmp(domains[i].uuid, st->uuid) ? 0 : domains[i].pages;
+	for (size_t i = 0; i < n; i++) {
+		if (domains[i].domid != st->domid)
+			continue;
+		if (strcasecmp(domains[i].uuid, st->uuid))
+			return 0;
+		return domains[i].pages + domains[i].pool_pages;
+	}
 	return 0;
 }
 
@@ -67,7 +93,7 @@ void freemem_tally(const struct xenreaper_status *jobs, size_t n_jobs,
 	for (size_t i = 0; i < n_jobs; i++) {
 		const struct xenreaper_status *st = &jobs[i];
 
-		if (!freemem_in_flight(st))
+		if (!freemem_counts(st))
 			continue;
 		held = freemem_held(st, domains, n_domains);
 		if (!held)

@@ -24,6 +24,8 @@ struct freemem_domain {
 	uint32_t domid;
 	char uuid[XENREAPER_UUID_LEN];	/* lower case */
 	uint64_t pages;			/* tot_pages: what it holds */
+	uint64_t pool_pages;		/* its paging pool, which Xen holds for it
+					 * outside tot_pages; 0 if none (PV) */
 };
 
 /* The verdict for a guest needing NEED pages with FREE free and RELEASING
@@ -31,11 +33,22 @@ struct freemem_domain {
  * RELEASING, else NO_DAEMON without a daemon, else WAIT. */
 enum freemem_verdict freemem_decide(uint64_t need, uint64_t free, uint64_t releasing,
 				    bool daemon_running);
+/* Whether ST is a zombie or an orphan, whose pages may never come back. */
+bool freemem_may_keep_pages(const struct xenreaper_status *st);
+/* Whether pages that last fell at LAST_RELEASE_MS (job/<domid>/last-release,
+ * unix ms; 0: never seen falling) are still falling at NOW_MS: within
+ * XENREAPER_FALLING_MS (a clock that went back counts as falling). */
+bool freemem_still_falling(int64_t last_release_ms, int64_t now_ms);
+/* Whether ST's teardown counts towards what comes back: requested,
+ * queued, destroying or zombie, and not a stalled zombie or orphan. */
+bool freemem_counts(const struct xenreaper_status *st);
 /* Fill MEM's teardown fields (releasing_pages, teardowns, requested,
  * rate_mib_s, stalled, largest) from JOBS (as xenreaper_list gives them)
  * and DOMAINS: a requested, queued, destroying or zombie teardown counts
- * what its domain, matched by domid and UUID, still holds; one whose
- * domain is gone or is another incarnation counts nothing. */
+ * what its domain, matched by domid and UUID, will give back (its pages
+ * and its paging pool); one whose domain is gone or is another
+ * incarnation counts nothing, and so does a zombie or an orphan that is
+ * stalled (its pages stopped falling; see freemem_still_falling). */
 void freemem_tally(const struct xenreaper_status *jobs, size_t n_jobs,
 		   const struct freemem_domain *domains, size_t n_domains,
 		   struct xenreaper_memory *mem);

@@ -1089,6 +1089,7 @@ static int xr_domains(struct xenreaper *h, struct freemem_domain **out, size_t *
 
 			list[n].domid = info[i].domain;
 			list[n].pages = info[i].tot_pages;
+			list[n].pool_pages = 0;	/* xr_paging_pools */
 			snprintf(list[n].uuid, sizeof(list[n].uuid),
 				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7],
@@ -1131,6 +1132,67 @@ static int xr_free_pages(struct xenreaper *h, uint64_t *pages)
 	return 0;
 }
 
+/* A zombie's or an orphan's pages may never come back: mark each one in
+ * JOBS whose pages last fell (last-release, read in T) longer ago than
+ * XENREAPER_FALLING_MS stalled, whatever its eta said when xenreaperd
+ * last sampled it, so that freemem_tally does not count them. */
+static int xr_mark_stuck(struct xenreaper *h, xs_transaction_t t, struct xenreaper_status *jobs,
+			 size_t n)
+{
+	struct timespec ts;
+	int64_t now, last;
+	int rc;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	for (size_t i = 0; i < n; i++) {
+		/* Not for finished jobs: hundreds may be kept. */
+		if ((jobs[i].state != XENREAPER_STATE_QUEUED && jobs[i].state != XENREAPER_STATE_DESTROYING &&
+		     jobs[i].state != XENREAPER_STATE_ZOMBIE) || !freemem_may_keep_pages(&jobs[i]))
+			continue;
+		rc = xr_job_time(h, t, jobs[i].domid, "last-release", &last);
+		if (rc)
+			return rc;
+		jobs[i].stalled = !freemem_still_falling(last, now);
+	}
+	return 0;
+}
+
+/* The paging pool (shadow or HAP, the p2m in it) of each domain that a
+ * counted teardown in JOBS names, into its pool_pages: Xen frees it with
+ * the domain, and it is not in tot_pages.  The domctl answers while the
+ * domain dies, 0 once the pool is freed; a PV guest has none. */
+static int xr_paging_pools(struct xenreaper *h, const struct xenreaper_status *jobs, size_t n_jobs,
+			   struct freemem_domain *domains, size_t n_domains)
+{
+	struct freemem_domain *d;
+	uint64_t bytes;
+	int rc;
+
+	for (size_t i = 0; i < n_jobs; i++) {
+		if (!freemem_counts(&jobs[i]))
+			continue;
+		d = NULL;
+		for (size_t k = 0; k < n_domains && !d; k++)
+			if (domains[k].domid == jobs[i].domid && !strcasecmp(domains[k].uuid, jobs[i].uuid))
+				d = &domains[k];
+		if (!d)
+			continue;
+		h->xc_msg[0] = '\0';
+		errno = 0;
+		bytes = 0;
+		if (xc_get_paging_mempool_size(h->xch, d->domid, &bytes)) {
+			if (errno == EOPNOTSUPP || errno == ESRCH)
+				continue;	/* PV, or gone since the list */
+			rc = xr_errno(EIO);
+			return xr_fail(h, rc, "cannot read the paging pool of domain %u: %s", d->domid,
+				       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
+		}
+		d->pool_pages = bytes >> XC_PAGE_SHIFT;
+	}
+	return 0;
+}
+
 /* xenreaperd's last scrub backlog figure; -1 if it publishes none. */
 static int xr_scrub_pending(struct xenreaper *h, xs_transaction_t t, int64_t *pages)
 {
@@ -1161,14 +1223,17 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
 
 	xr_clear(h);
 	memset(mem, 0, sizeof(*mem));
-	/* Teardowns first, then the domains they hold, then free memory:
-	 * pages only ever move from a dying domain to the free pool, so
-	 * reading in this order may count a page twice, but never not at
-	 * all, and a wait is never given up for pages in transit. */
+	/* Teardowns first, then the domains they hold and their paging
+	 * pools, then free memory: pages only ever move from a dying domain
+	 * to the free pool, so reading in this order may count a page twice,
+	 * but never not at all, and a wait is never given up for pages in
+	 * transit. */
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;
 	rc = xr_list_tx(h, t, &jobs, &n_jobs);
+	if (!rc)
+		rc = xr_mark_stuck(h, t, jobs, n_jobs);
 	if (!rc)
 		rc = xr_scrub_pending(h, t, &mem->scrub_pending_pages);
 	xs_transaction_end(h->xsh, t, true);
@@ -1177,6 +1242,8 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
 		goto out;
 	}
 	rc = xr_domains(h, &domains, &n_domains);
+	if (!rc)
+		rc = xr_paging_pools(h, jobs, n_jobs, domains, n_domains);
 	if (rc)
 		goto out;
 	rc = xr_free_pages(h, &mem->free_pages);

@@ -8,7 +8,7 @@
  *   /tool/xenreaper/request/<domid> = <uuid>       written by clients
  *   /tool/xenreaper/job/<domid>/{state,uuid,name,pool,reason,policy,
  *        priority,pages-total,pages-left,progress,scrub-pages,rate,eta,
- *        held-by,requested,started,finished,error}
+ *        held-by,last-release,requested,started,finished,error}
  *   /tool/xenreaper/scrub/{pages,source,probed,node/<n>}
  *   /tool/xenreaper/memory/{free,releasing,scrub-pending}
  *
@@ -55,5 +55,10 @@
 
 /* job/<domid>/eta when nothing has been released for a while */
 #define XENREAPER_ETA_STALLED "stalled"
+
+/* A zombie's or an orphan's pages count as coming back only while they
+ * are still falling: for this long (ms) after job/<domid>/last-release.
+ * The same span after which eta says "stalled". */
+#define XENREAPER_FALLING_MS 5000
 
 #endif /* XENREAPER_LAYOUT_H */

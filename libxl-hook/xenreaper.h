@@ -79,8 +79,10 @@ struct xenreaper_status {
 struct xenreaper_memory {
 	uint64_t free_pages;		/* free in Xen now: physinfo free less outstanding claims */
 	uint64_t releasing_pages;	/* what the domains whose teardown is requested,
-					 * queued, destroying or zombie still hold: what
-					 * those teardowns will add to free_pages */
+					 * queued, destroying or zombie will give back
+					 * (their pages and paging pools): what those
+					 * teardowns will add to free_pages; a zombie's
+					 * or an orphan's only while its pages still fall */
 	unsigned teardowns;		/* how many teardowns releasing_pages counts */
 	unsigned requested;		/* of those, requests xenreaperd has not taken yet */
 	double rate_mib_s;		/* their published rates added up; < 0 if none has one */

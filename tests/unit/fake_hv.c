@@ -24,6 +24,8 @@ struct fake_domain {
 	bool failing;
 	bool dumps_core;	/* its toolstack dumps its core on its shutdown */
 	unsigned destroy_calls;
+	bool has_pool;		/* an HVM or PVH guest's paging pool */
+	uint64_t pool_pages;
 };
 
 struct fake_hv {
@@ -153,6 +155,7 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 		fd->zombie_rounds--;
 		fd->d.dying = true;
 		fd->d.tot_pages = fd->zombie_pages;
+		fd->pool_pages = 0;	/* Xen frees it before the domain's pages */
 	} else {
 		fd->destroy_calls++;
 		fh_remove_locked(fh, domid);
@@ -219,12 +222,31 @@ static int fh_free_pages(struct hv *hv, uint64_t *pages)
 	pthread_mutex_lock(&fh->lock);
 	rc = inject_call(&fh->inject, FAKE_HV_FREE_PAGES);
 	for (unsigned i = 0; i < fh->n; i++)
-		held += fh->doms[i].d.tot_pages;
+		held += fh->doms[i].d.tot_pages + fh->doms[i].pool_pages;
 	pthread_mutex_unlock(&fh->lock);
 	if (rc)
 		return rc;
 	*pages = FAKE_HV_TOTAL_PAGES - held;
 	return 0;
+}
+
+static int fh_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages)
+{
+	struct fake_hv *fh = fh_of(hv);
+	struct fake_domain *fd;
+	int rc;
+
+	pthread_mutex_lock(&fh->lock);
+	rc = inject_call(&fh->inject, FAKE_HV_PAGING_POOL);
+	fd = fh_find(fh, domid);
+	if (!rc && !fd)
+		rc = -ESRCH;
+	else if (!rc && !fd->has_pool)
+		rc = -EOPNOTSUPP;
+	else if (!rc)
+		*pages = fd->pool_pages;
+	pthread_mutex_unlock(&fh->lock);
+	return rc;
 }
 
 static void fh_free(struct hv *hv)
@@ -249,7 +271,7 @@ static void fh_free(struct hv *hv)
 static const struct hv_ops fake_hv_ops = {
 	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
 	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free_pages = fh_free_pages,
-	.free = fh_free,
+	.paging_pool = fh_paging_pool, .free = fh_free,
 };
 
 struct hv *fake_hv_new(uint32_t self_domid)
@@ -313,7 +335,7 @@ void fake_hv_make_zombie(struct hv *hv, uint32_t domid, unsigned rounds, uint64_
 
 void fake_hv_kill(struct hv *hv, uint32_t domid, uint64_t pages)
 {
-	WITH_DOMAIN(hv, domid, fd->d.dying = true; fd->d.tot_pages = pages;
+	WITH_DOMAIN(hv, domid, fd->d.dying = true; fd->d.tot_pages = pages; fd->pool_pages = 0;
 		    fd->zombie_rounds = UINT32_MAX; fd->zombie_pages = pages);
 }
 
@@ -325,6 +347,11 @@ void fake_hv_make_failing(struct hv *hv, uint32_t domid)
 void fake_hv_dumps_core(struct hv *hv, uint32_t domid)
 {
 	WITH_DOMAIN(hv, domid, fd->dumps_core = true);
+}
+
+void fake_hv_set_pool(struct hv *hv, uint32_t domid, uint64_t pages)
+{
+	WITH_DOMAIN(hv, domid, fd->has_pool = true; fd->pool_pages = pages);
 }
 
 void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages)
@@ -470,7 +497,7 @@ unsigned fake_hv_injected(struct hv *hv)
 const char *fake_hv_op_name(enum fake_hv_op op)
 {
 	static const char *const names[FAKE_HV_N_OPS] = {
-		"list", "destroy", "pool_name", "scrub_probe", "free_pages",
+		"list", "destroy", "pool_name", "scrub_probe", "free_pages", "paging_pool",
 	};
 
 	return names[op];

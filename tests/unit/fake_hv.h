@@ -7,10 +7,11 @@
 /* The operations error injection can fail (hv_ops' names). */
 enum fake_hv_op {
 	FAKE_HV_LIST, FAKE_HV_DESTROY, FAKE_HV_POOL_NAME, FAKE_HV_SCRUB_PROBE, FAKE_HV_FREE_PAGES,
-	FAKE_HV_N_OPS
+	FAKE_HV_PAGING_POOL, FAKE_HV_N_OPS
 };
 
-/* The host's memory: free pages are this less what the domains hold. */
+/* The host's memory: free pages are this less what the domains hold
+ * (their pages and their paging pools). */
 #define FAKE_HV_TOTAL_PAGES (4ULL << 20)
 
 struct hv *fake_hv_new(uint32_t self_domid);
@@ -38,6 +39,10 @@ void fake_hv_hold_for(struct hv *hv, int ms);
 void fake_hv_wait_inside(struct hv *hv, unsigned n);
 /* How many fakes were freed while a destroy was still running on one. */
 unsigned fake_hv_freed_while_busy(void);
+/* Give DOMID a paging pool of PAGES, as Xen keeps for HVM and PVH guests
+ * (a domain without one answers -EOPNOTSUPP, as a PV guest does); its
+ * destroy frees it, as Xen does before the domain's own pages. */
+void fake_hv_set_pool(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Set tot_pages of DOMID (a teardown in progress). */
 void fake_hv_set_pages(struct hv *hv, uint32_t domid, uint64_t pages);
 /* Remove DOMID outright (a zombie finally released). */

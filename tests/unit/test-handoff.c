@@ -83,6 +83,101 @@ static void test_memory_nodes(void)
 	bed_dispose(&b);
 }
 
+/* Issue 21, defect 4: Xen gives a domain's paging pool back with it, and
+ * the new guest's need counts one, so releasing counts it too: here the
+ * pool of a PVH guest of 128 MiB as Xen 4.17 kept it (384 pages). */
+static void test_memory_pool(void)
+{
+	struct bed b;
+	unsigned calls;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 5, 5, 32785, 0);
+	fake_hv_set_pool(b.hv, 5, 384);
+	fake_hv_add(b.hv, 6, 6, 1000, 0);	/* PV: no pool */
+	fake_hv_hold(b.hv);
+	bed_request(&b, 5, 5);
+	bed_request(&b, 6, 6);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 32785 + 384 + 1000,
+	       "pool: releasing counts the HVM/PVH guest's paging pool with its pages");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/free"), FAKE_HV_TOTAL_PAGES - 32785 - 384 - 1000,
+	       "  free is what Xen says, the pool not in it");
+	/* Xen frees the pool first (paging_teardown), then the pages. */
+	fake_hv_set_pool(b.hv, 5, 0);
+	fake_hv_set_pages(b.hv, 5, 20000);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 20000 + 1000,
+	       "  a freed pool stops counting while the destroy runs");
+	calls = fake_hv_calls(b.hv, FAKE_HV_PAGING_POOL);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_int(fake_hv_calls(b.hv, FAKE_HV_PAGING_POOL), calls + 1,
+	       "  read again each turn for the running destroy only (not for the queued PV guest)");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	bed_run(&b, 10000);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  nothing releasing once both are done");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/free"), FAKE_HV_TOTAL_PAGES, "  all memory free");
+	bed_dispose(&b);
+}
+
+/* Issue 21, defect 4: a zombie's pages may never come back; they count
+ * only while they still fall (XENREAPER_FALLING_MS after the last fall
+ * the daemon saw, published as last-release). */
+static void test_zombie_releasing(void)
+{
+	struct bed b;
+	const char *last;
+	int64_t fell;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 30, 30, 1000, 0);
+	fake_hv_make_zombie(b.hv, 30, 1000, 700);
+	bed_request(&b, 30, 30);
+	bed_settle(&b);
+	fell = clock_wall_ms();
+	is_str(bed_node(&b, 30, "state"), "destroying", "zombie: the destroy returned with pages held");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 700, "  they count while the job settles");
+	clock_advance(REAPER_ZOMBIE_SETTLE_MS);
+	bed_settle(&b);
+	is_str(bed_node(&b, 30, "state"), "zombie", "  then a zombie");
+	last = bed_node(&b, 30, "last-release");
+	ok(last && strtoll(last, NULL, 10) == fell / 1000,
+	   "  last-release says when its pages last fell (%s)", last ? last : "absent");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 700,
+	       "  a zombie whose pages fell a moment ago still counts them");
+	bed_run(&b, XENREAPER_FALLING_MS);
+	is_str(bed_node(&b, 30, "state"), "zombie", "  still a zombie 5 s later");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  and its pages, which stopped falling, no longer count");
+	/* Its holder lets go of some: they fall again, and count again. */
+	fake_hv_set_pages(b.hv, 30, 300);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 300, "  pages falling again count again");
+	bed_run(&b, 2 * XENREAPER_FALLING_MS);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  until they stop again");
+	fake_hv_remove(b.hv, 30);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	is_str(bed_node(&b, 30, "state"), "done", "  released: done");
+
+	/* An orphan: a dead domain adopted; its pages never seen falling. */
+	fake_hv_add(b.hv, 31, 31, 800, 0);
+	fake_hv_kill(b.hv, 31, 800);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_run(&b, 10000);
+	is_str(bed_node(&b, 31, "reason"), "orphan", "orphan: adopted");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  its held pages, never seen falling, do not count");
+	bed_dispose(&b);
+}
+
 static void test_held_by(void)
 {
 	struct bed b;
@@ -147,6 +242,8 @@ int main(void)
 		return 1;
 	holders_set_proc_root(proc_root);
 	test_memory_nodes();
+	test_memory_pool();
+	test_zombie_releasing();
 	test_held_by();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", proc_root);
 	if (system(cmd))

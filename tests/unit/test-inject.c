@@ -49,6 +49,7 @@ static const int hv_errs[FAKE_HV_N_OPS][N_ERRS] = {
 	[FAKE_HV_POOL_NAME] = { -ENOENT, -ENOMEM },
 	[FAKE_HV_SCRUB_PROBE] = { -EIO, -EACCES, -ENODATA },
 	[FAKE_HV_FREE_PAGES] = { -EIO, -EPERM },
+	[FAKE_HV_PAGING_POOL] = { -EIO, -EPERM },
 };
 
 static const char policy1[] =

@@ -1,0 +1,121 @@
+# xenbench: hap
+# What the memory wait counts (issue 21, defect 4), on real Xen.
+# 1. A PVH guest of 128 MiB with shadow_memory = 64 (with HAP: a 64 MiB
+#    paging pool that libxl sets and Xen keeps outside tot_pages, and gives
+#    back with the domain) is replaced through the front by one of the
+#    same config, on a host packed by a paused filler guest so that free
+#    memory plus the old guest's tot_pages falls short of the new one's
+#    need (194 MiB) while adding its pool covers it.  Its teardown is asked
+#    for while xenreaperd is held stopped (SIGSTOP), so nothing moves:
+#    wait-free must wait (exit 3 at its time-out), not say "cannot" (exit
+#    1), and the front must wait, printing progress, and create the guest
+#    once xenreaperd is let go.  Counting tot_pages only, both said
+#    "cannot" and the front ran xl create at once, which failed.
+# 2. A zombie (a page of it mapped by a dom0 helper) whose pages stopped
+#    falling: memory/releasing drops to 0 while it is still a zombie, and
+#    the client counts nothing of it.
+. $XB_LIB
+export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
+XR=$XB_BUILD/libxl-hook/.libs/xenreaper
+FRONT=$XB_BUILD/libxl-hook/.libs/xl
+base=$(xb_free_pages)
+xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+resume() { kill -CONT $XB_DAEMON_PID 2>/dev/null; }
+
+pvh_cfg() {
+	cat > /tmp/$1.cfg <<EOF
+name = "$1"
+type = "pvh"
+kernel = "$XB_KERNEL"
+memory = 128
+maxmem = 128
+vcpus = 1
+shadow_memory = 64
+EOF
+}
+pvh_cfg old48
+pvh_cfg new48
+need=$((194 * 256))	# 128 + 64 + libxl's 2 MiB: xenreaper(1), THE XL FRONT
+pool=$((64 * 256))
+
+# 1. The same size, on a packed host.
+free0=$(xb_free_pages)
+if ! xl create -p /tmp/old48.cfg > /tmp/old48.log 2>&1; then
+	sed 's/^/XQTAP #   /' /tmp/old48.log
+	xb_not_ok "create a PVH guest (needs HAP)"; xb_done
+fi
+a=$(xl domid old48)
+tot=$($XB_TOOL pages $a)
+taken=$((free0 - $(xb_free_pages)))
+xb_note "PVH guest old48 (domain $a): $tot pages in tot_pages; creating it took $taken pages"
+xb_check "  Xen holds at least its 64 MiB pool for it outside tot_pages" test $((taken - tot)) -ge $pool
+filler=$(($(xb_free_pages) / 256 - 40))
+f=$(xb_guest filler48 $filler) || { xb_not_ok "create a paused filler guest of $filler MiB"; xb_done; }
+free=$(xb_free_pages)
+xb_note "filler48 (domain $f, $filler MiB): $free pages ($((free / 256)) MiB) left free"
+xb_check "  less free than the guest's 128 MiB" test $free -lt $((128 * 256))
+xb_check "  free + its tot_pages ($((free + tot))) short of the $need pages needed" test $((free + tot)) -lt $need
+xb_check "  free + tot_pages + pool ($((free + tot + pool))) enough" test $((free + tot + pool)) -ge $need
+
+kill -STOP $XB_DAEMON_PID
+$XR destroy old48 > /tmp/req48.out 2>&1; rc=$?
+xb_is $rc 0 "teardown of old48 requested (xenreaperd held stopped: the request waits)"
+$XR --json wait-free 194M --timeout 2 > /tmp/wf48.json 2>&1; rc=$?
+sed 's/^/XQTAP #   /' /tmp/wf48.json
+xb_is $rc 3 "wait-free 194M waits (exit 3 at its 2 s time-out), rather than 'cannot' (exit 1)"
+xb_check "  counting the old guest's tot_pages and its paging pool ($((tot + pool)) pages)" \
+	grep -q "\"releasing_pages\":$((tot + pool)),\"teardowns\":1," /tmp/wf48.json
+
+$XB_TOOL time /tmp/front48.ms $FRONT create -p /tmp/new48.cfg > /tmp/front48.out 2>&1 &
+front=$!
+i=0
+while kill -0 $front 2>/dev/null && ! grep -q "waiting for memory" /tmp/front48.out && [ $i -lt 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -v '^ *$' /tmp/front48.out | head -n 4 | sed 's/^/XQTAP #   front: /'
+xb_check "the front waits for old48's memory" \
+	grep -q "^xl: waiting for memory: [0-9]* of 194 MiB free, $(((tot + pool) / 256)) MiB to come back from domain $a (old48), requested" /tmp/front48.out
+xb_check "  instead of running xl create at once (still waiting: xenreaperd is stopped)" kill -0 $front
+xb_check "  and nothing was created meanwhile" sh -c "! xl domid new48 >/dev/null 2>&1"
+resume
+wait $front; rc=$?
+grep -v '^ *$' /tmp/front48.out | tail -n 3 | sed 's/^/XQTAP #   front: /'
+xb_is $rc 0 "once xenreaperd is let go, the guest of the same size is created"
+b=$(xl domid new48 2>/dev/null)
+xb_check "  new48 is there (domain $b)" test -n "$b"
+xb_is "$(xb_state $a)" done "  and old48's teardown is done"
+xb_note "front blocked $(cat /tmp/front48.ms) ms in all"
+xl destroy new48
+xl destroy filler48
+
+# 2. A zombie whose pages stopped falling counts nothing.
+z=$(xb_guest zomb48 128) || { xb_not_ok "create a 128 MiB guest"; xb_done; }
+rm -f /tmp/hold48.ready
+$XB_TOOL hold-page $z /tmp/hold48.ready 2>/tmp/hold48.err &
+holder=$!
+i=0; while [ ! -s /tmp/hold48.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+xb_check "a dom0 helper maps a page of domain $z" test -s /tmp/hold48.ready
+xb_request $z
+xb_wait_node $XB_ROOT/job/$z/state zombie 60 >/dev/null
+xb_is "$(xb_state $z)" zombie "torn down, it is a zombie"
+xb_note "  held-by: $(xb_read $XB_ROOT/job/$z/held-by)"
+last=$(xb_read $XB_ROOT/job/$z/last-release)
+xb_check "  last-release says when its pages last fell ($last)" test -n "$last"
+# The daemon looks again at the zombie's retries (1, 2, 4 s of back-off):
+# the first one after the 5 s window rewrites memory/releasing.
+xb_wait_node $XB_ROOT/memory/releasing 0 30 >/dev/null
+xb_is "$(xb_read $XB_ROOT/memory/releasing)" 0 "  memory/releasing drops to 0 once its pages stopped falling"
+xb_is "$(xb_state $z)" zombie "  while it is still a zombie"
+$XR --json wait-free 1T > /tmp/z48.json 2>&1; rc=$?
+sed 's/^/XQTAP #   /' /tmp/z48.json
+xb_is $rc 1 "wait-free 1T: cannot (exit 1)"
+xb_check "  with nothing releasing and no teardown counted: the zombie's pages do not count" \
+	grep -q '"releasing_pages":0,"teardowns":0,' /tmp/z48.json
+kill -TERM $holder; wait $holder 2>/dev/null
+xb_wait_node $XB_ROOT/job/$z/state done 60 >/dev/null
+xb_is "$(xb_state $z)" done "once the helper lets go, the zombie's job is done"
+
+xb_wait_memory $base "all memory back"
+xb_daemon_stop
+[ $XB_FAILED -eq 0 ] || xb_daemon_log 30
+xb_done
