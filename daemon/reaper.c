@@ -596,25 +596,26 @@ int reaper_set_config_error(struct reaper *r, const char *sentence)
 	return store_write(r->store, STORE_TX_NONE, path, sentence);
 }
 
-/* PATH and every node below it: dom0 only.  New nodes inherit that from
- * their parent; this catches nodes an admin gave other permissions.  The
- * records under job/ are left to whoever loads each (reaper_load_job), so
- * that the start does not walk the whole history. */
-static int reaper_make_private(struct reaper *r, const char *path)
+/* PATH and the nodes below it, DEPTH levels down (-1: all): dom0 only.
+ * New nodes inherit that from their parent; this catches nodes an admin
+ * gave other permissions.  The records under job/ are left to whoever
+ * loads each (reaper_load_job: the record and its leaves, which is all a
+ * record has), so that the start does not walk the whole history. */
+static int reaper_make_private(struct reaper *r, const char *path, int depth)
 {
 	char **names = NULL, *child;
 	unsigned n = 0;
 	int rc;
 
 	rc = store_make_private(r->store, STORE_TX_NONE, path);
-	if (!rc && strcmp(path, LAYOUT_JOB_DIR))
+	if (!rc && depth && strcmp(path, LAYOUT_JOB_DIR))
 		rc = store_list(r->store, STORE_TX_NONE, path, &names, &n);
 	for (unsigned i = 0; !rc && i < n; i++) {
 		if (asprintf(&child, "%s/%s", path, names[i]) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = reaper_make_private(r, child);
+		rc = reaper_make_private(r, child, depth - 1);
 		free(child);
 	}
 	store_names_free(names, n);
@@ -629,7 +630,7 @@ static int reaper_publish_daemon(struct reaper *r, const char *state)
 
 	rc = store_write(r->store, STORE_TX_NONE, LAYOUT_ROOT, "");
 	if (!rc)
-		rc = reaper_make_private(r, LAYOUT_ROOT);
+		rc = reaper_make_private(r, LAYOUT_ROOT, -1);
 	if (!rc)
 		rc = reaper_set_daemon_state(r, state);
 	if (rc)
@@ -719,7 +720,7 @@ static int reaper_load_job(struct reaper *r, uint32_t domid, struct job **out)
 			log_warning("job %u: could not remove it: %s", domid, strerror(-rc));
 		return 0;
 	}
-	rc = reaper_make_private(r, path);
+	rc = reaper_make_private(r, path, 1);
 	if (rc) {
 		job_free(*out);
 		*out = NULL;
@@ -837,7 +838,7 @@ static void reaper_load_history(struct reaper *r)
 	while (r->n_history && batch++ < REAPER_HISTORY_BATCH) {
 		domid = r->history[r->n_history - 1];
 		layout_job_path(path, domid, NULL);
-		rc = reaper_find_job(r, domid) ? reaper_make_private(r, path) :
+		rc = reaper_find_job(r, domid) ? reaper_make_private(r, path, 1) :
 						 reaper_resume_job(r, domid);
 		if (rc) {
 			log_warning("job %u left by an earlier run cannot be read now: %s; trying again",
