@@ -10,9 +10,9 @@
  * REAL_XL, else the one matching the running hypervisor,
  * /usr/lib/xen-MAJOR.MINOR/bin/xl from /sys/hypervisor/version as
  * Debian's xen-utils-wrapper picks it (not the newest installed: until
- * the reboot after an upgrade, both are), else /usr/sbin/xl (that
- * wrapper, which reports what is missing; see xl-front-real.c); the front
- * never execs itself.  It is installed outside PATH and never replaces
+ * the reboot after an upgrade, both are), else Debian's wrapper, which
+ * reports what is missing: /usr/sbin/xl, or /usr/libexec/xl where the
+ * package diverted it (see xl-front-real.c); the front never execs itself.  It is installed outside PATH and never replaces
  * the system xl by itself.  Only `xl create` loads libxl's code (xl's
  * config parser, libxlutil, with dlopen); nothing here tears anything
  * down or creates anything.
