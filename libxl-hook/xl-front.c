@@ -85,6 +85,16 @@ static int front_exec_real(char **argv)
 	return FRONT_EXIT_NO_XL;
 }
 
+/* The library's last error on stderr, escaped: it quotes names, which
+ * are their tenants' choice (see progress_text_escape). */
+static void front_error(const struct xenreaper *h, const char *prefix)
+{
+	char why[PROGRESS_TEXT_LEN(512)];
+
+	fprintf(stderr, "xl: %s%s\n", prefix, progress_text(why, sizeof(why),
+							   xenreaper_last_error(h)));
+}
+
 static void front_on_signal(int sig)
 {
 	front_interrupted = 1;
@@ -104,7 +114,7 @@ static void front_catch_signals(void)
 /* `xl destroy --async [--wait] DOMAIN`; returns the exit code. */
 static int front_destroy(const struct xl_front_args *args)
 {
-	char uuid[XENREAPER_UUID_LEN], *name = NULL;
+	char uuid[XENREAPER_UUID_LEN], *name = NULL, shown[PROGRESS_TEXT_LEN(128)] = "";
 	const char *limit_env = getenv("XENREAPER_WAIT_TIMEOUT");
 	struct xenreaper *h = NULL;
 	struct progress p;
@@ -127,14 +137,16 @@ static int front_destroy(const struct xl_front_args *args)
 	}
 	rc = xenreaper_resolve(h, args->domain, &domid, uuid, &name);
 	if (rc) {
-		fprintf(stderr, "xl: %s\n", xenreaper_last_error(h));
+		front_error(h, "");
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
+	if (name)
+		progress_text(shown, sizeof(shown), name);
 	running = xenreaper_daemon_running(h);
 	rc = xenreaper_request(h, domid, uuid);
 	if (rc) {
-		fprintf(stderr, "xl: %s\n", xenreaper_last_error(h));
+		front_error(h, "");
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
@@ -142,10 +154,10 @@ static int front_destroy(const struct xl_front_args *args)
 		fprintf(stderr,
 			"xl: xenreaperd is not running: the teardown request for domain %u%s%s%s is recorded "
 			"in xenstore and will be served when xenreaperd starts (systemctl start xenreaperd)\n",
-			domid, name ? " (" : "", name ? name : "", name ? ")" : "");
+			domid, name ? " (" : "", shown, name ? ")" : "");
 	else if (args->verbose && !args->wait)
 		fprintf(stderr, "xl: domain %u%s%s%s: teardown requested; xenreaperd destroys it in the background\n",
-			domid, name ? " (" : "", name ? name : "", name ? ")" : "");
+			domid, name ? " (" : "", shown, name ? ")" : "");
 	if (!args->wait) {
 		ret = running > 0 ? PROGRESS_EXIT_OK : PROGRESS_EXIT_DAEMON;
 		goto out;
@@ -268,6 +280,7 @@ out:
  * real xl, else the exit code. */
 static int front_create_wait(const struct xl_front_create *c, uint64_t need, bool verbose)
 {
+	char why[PROGRESS_TEXT_LEN(512)];
 	struct xenreaper *h = NULL;
 	struct memwait w;
 	int rc;
@@ -300,13 +313,14 @@ static int front_create_wait(const struct xl_front_create *c, uint64_t need, boo
 		xenreaper_close(h);
 		return PROGRESS_EXIT_INTERRUPTED;
 	case -ETIMEDOUT:
-		fprintf(stderr, "xl: %s; running xl create anyway\n", xenreaper_last_error(h));
+		fprintf(stderr, "xl: %s; running xl create anyway\n",
+			progress_text(why, sizeof(why), xenreaper_last_error(h)));
 		break;
 	default:
 		/* Waiting cannot help, or xenreaperd is not there: xl reports
 		 * as it always has; a wait already shown is ended in words. */
 		if (w.shown || verbose)
-			fprintf(stderr, "xl: not waiting for memory: %s\n", xenreaper_last_error(h));
+			front_error(h, "not waiting for memory: ");
 		break;
 	}
 	xenreaper_close(h);

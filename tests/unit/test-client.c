@@ -606,6 +606,42 @@ static void test_real_xl_packaged(void)
 		printf("# could not remove %s\n", real_root);
 }
 
+static void test_text_escape(void)
+{
+	static const struct {
+		const char *in, *want, *what;
+	} cases[] = {
+		{ "web-01", "web-01", "plain text as it is" },
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80", "printable UTF-8 as it is" },
+		{ "a\\b", "a\\\\b", "a backslash doubled, so escapes are unambiguous" },
+		{ "a\"{b}", "a\"{b}", "quotes and braces are printable" },
+		{ "a\nb\tc\rd", "a\\nb\\tc\\rd", "newline, tab and return as C escapes" },
+		{ "\x01\x1b[2K\x7f", "\\x01\\x1b[2K\\x7f", "other C0 controls and DEL as \\xNN" },
+		{ "\xc2\x9b" "2J", "\\xc2\\x9b" "2J", "a C1 control (CSI) byte by byte" },
+		{ "ab\xe2\x80\xae" "cd", "ab\\xe2\\x80\\xae" "cd", "a right-to-left override" },
+		{ "\xe2\x80\x8b\xe2\x80\xa8\xef\xbb\xbf", "\\xe2\\x80\\x8b\\xe2\\x80\\xa8\\xef\\xbb\\xbf",
+		  "zero-width space, line separator, BOM" },
+		{ "\xff\xc0\xaf", "\\xff\\xc0\\xaf", "bytes that are not UTF-8" },
+		{ "\xe2\x82", "\\xe2\\x82", "a character cut short" },
+	};
+	char buf[128];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = progress_text_escape(buf, sizeof(buf), cases[i].in);
+		is_str(buf, cases[i].want, cases[i].what);
+		is_int(n, strlen(cases[i].want), "  and the length it returns");
+	}
+	n = progress_text_escape(buf, 5, "ab\ncd");
+	is_str(buf, "ab\\n", "cut to fit: whole escapes only (5 bytes: \"ab\\n\")");
+	progress_text_escape(buf, 4, "ab\ncd");
+	is_str(buf, "ab", "cut to fit: never half an escape");
+	is_int(n, 6, "cut to fit: the full length is still returned");
+	progress_text_escape(buf, 3, "\xc3\xa9\xc3\xa9");
+	is_str(buf, "\xc3\xa9", "cut to fit: never half a character");
+	is_int(progress_text_escape(NULL, 0, "a\x01"), 5, "length only, with no buffer");
+}
+
 int main(void)
 {
 	test_front_parse();
@@ -616,5 +652,6 @@ int main(void)
 	test_lines();
 	test_daemon_limit();
 	test_json();
+	test_text_escape();
 	return tap_done();
 }
