@@ -56,6 +56,25 @@ struct xr_snap {
 	struct xenreaper_status job;
 };
 
+/*
+ * What a memory wait knows of job/ between its readings.  xenreaperd keeps
+ * up to 512 finished jobs, and reading each of them in full on every turn
+ * (some 19 requests a job, a turn a second or more often) made a wait's
+ * time bound grow with that history: 25 s for a 3 s bound with 200 kept.
+ * A finished job never counts towards the memory coming back, and does
+ * not change unless a write touches job/<domid> (a new job there, or its
+ * expiry), which the wait's watch reports; so it is read once, by its
+ * state leaf alone, and not again until an event names its domid.
+ */
+struct xr_jobs {
+	uint8_t finished[LAYOUT_DOMID_MAX / 8 + 1];	/* done or failed, unchanged since */
+	uint8_t touched[LAYOUT_DOMID_MAX / 8 + 1];	/* an event named job/<domid> */
+	bool all_touched;				/* one named job/ itself, or above */
+};
+
+#define XR_BIT(map, domid) ((map)[(domid) / 8] & (1U << ((domid) % 8)))
+#define XR_SET(map, domid) ((map)[(domid) / 8] |= (uint8_t)(1U << ((domid) % 8)))
+
 static const char *const xr_state_names[] = {
 	[XENREAPER_STATE_REQUESTED] = "requested",
 	[XENREAPER_STATE_QUEUED] = "queued",
@@ -931,8 +950,33 @@ static int xr_follow(struct xenreaper *h, const struct xr_snap *snap, uint32_t d
 		       domid, uuid);
 }
 
-/* Read and drop every pending watch event: the next snapshot sees it all. */
-static int xr_drain_events(struct xenreaper *h)
+/* Mark in JOBS what a change of PATH may have changed. */
+static void xr_jobs_note(struct xr_jobs *jobs, const char *path)
+{
+	static const char dir[] = LAYOUT_JOB_DIR;
+	size_t len = sizeof(dir) - 1;
+	char id[8];
+	uint32_t domid;
+	size_t n;
+
+	if (!strncmp(path, dir, len) && path[len] == '/') {
+		n = strcspn(path + len + 1, "/");
+		if (n < sizeof(id)) {
+			memcpy(id, path + len + 1, n);
+			id[n] = '\0';
+			if (!layout_parse_domid(id, &domid))
+				XR_SET(jobs->touched, domid);
+		}
+		return;
+	}
+	/* job/ itself or a node above it: anything below may have gone. */
+	if (!strncmp(dir, path, strlen(path)) && (dir[strlen(path)] == '/' || !dir[strlen(path)]))
+		jobs->all_touched = true;
+}
+
+/* Read every pending watch event; JOBS (may be NULL) learns what they
+ * touched, and the next snapshot sees the rest. */
+static int xr_drain_events(struct xenreaper *h, struct xr_jobs *jobs)
 {
 	char **event;
 
@@ -941,6 +985,8 @@ static int xr_drain_events(struct xenreaper *h)
 		event = xs_check_watch(h->xsh);
 		if (!event)
 			return errno == EAGAIN || errno == 0 ? 0 : -errno;
+		if (jobs)
+			xr_jobs_note(jobs, event[XS_WATCH_PATH]);
 		free(event);
 	}
 }
@@ -968,9 +1014,10 @@ static int xr_watch_all(struct xenreaper *h, const char *const *paths, unsigned 
 }
 
 /* Sleep until a watch fires on PFD, TICK_MS pass or DEADLINE (-1: none)
- * comes, then drop the pending events; 0, or a negative errno set in H. */
+ * comes, then read the pending events (into JOBS, may be NULL); 0, or a
+ * negative errno set in H. */
 static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadline, int64_t now,
-			int tick_ms)
+			int tick_ms, struct xr_jobs *jobs)
 {
 	int slice = tick_ms, rc;
 
@@ -978,7 +1025,7 @@ static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadlin
 		slice = deadline - now;
 	if (poll(pfd, 1, slice) < 0 && errno != EINTR)
 		return xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
-	rc = xr_drain_events(h);
+	rc = xr_drain_events(h, jobs);
 	if (rc)
 		return xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
 	return 0;
@@ -1039,7 +1086,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 				     st.state_name, timeout_ms);
 			goto out;
 		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_TICK_MS);
+		rc = xr_wait_turn(h, &pfd, deadline, now, XR_TICK_MS, NULL);
 		if (rc)
 			goto out;
 	}
@@ -1151,15 +1198,139 @@ static int xr_scrub_pending(struct xenreaper *h, xs_transaction_t t, int64_t *pa
 	return 0;
 }
 
-int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
+/* Whether job DOMID is done or failed, by its state leaf alone. */
+static int xr_job_finished(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+			   bool *finished)
 {
-	struct xenreaper_status *jobs = NULL;
+	char state[16];
+	int rc;
+
+	rc = xr_job_text(h, t, domid, "state", state, sizeof(state));
+	*finished = !rc && state[0] && xenreaper_state_is_final(xr_state_parse(state));
+	return rc;
+}
+
+/* Add ST to the N statuses of *LIST (grown by doubling into *ROOM). */
+static int xr_push(struct xenreaper_status **list, size_t *n, size_t *room,
+		   const struct xenreaper_status *st)
+{
+	struct xenreaper_status *bigger;
+
+	if (*n == *room) {
+		*room = *room ? *room * 2 : 8;
+		bigger = realloc(*list, *room * sizeof(**list));
+		if (!bigger)
+			return -ENOMEM;
+		*list = bigger;
+	}
+	(*list)[(*n)++] = *st;
+	return 0;
+}
+
+/*
+ * In transaction T, every pending request and every job that is not done
+ * or failed (what may still give memory back), into a malloc'd *OUT; the
+ * finished jobs JOBS knows unchanged are not read again, the others by
+ * their state leaf alone, and JOBS is brought up to date.  The events are
+ * read after the listing: xenstored sends a client its watch events and
+ * replies in order, so by then every change made before the listing has
+ * been noted.  -ETIMEDOUT once DEADLINE (-1: none) passes, checked every
+ * few jobs, so that even a first reading of a long history keeps a bound.
+ */
+static int xr_in_flight_tx(struct xenreaper *h, xs_transaction_t t, struct xr_jobs *jobs,
+			   int64_t deadline, struct xenreaper_status **out, size_t *n_out)
+{
+	char **job_ids = NULL, **request_ids = NULL;
+	struct xenreaper_status *list = NULL;
+	uint8_t finished[sizeof(jobs->finished)] = { 0 };
+	unsigned n_job_ids = 0, n_request_ids = 0, probed = 0;
+	size_t n = 0, room = 0;
+	struct xr_snap snap;
+	uint32_t domid;
+	bool done;
+	int rc;
+
+	rc = xr_directory(h, t, LAYOUT_JOB_DIR, &job_ids, &n_job_ids);
+	if (!rc)
+		rc = xr_directory(h, t, LAYOUT_REQUEST_DIR, &request_ids, &n_request_ids);
+	if (!rc)
+		rc = xr_drain_events(h, jobs);
+	if (rc)
+		goto out;
+	/* A request is read with its domid's job: xr_request_wins decides. */
+	for (unsigned i = 0; i < n_request_ids; i++) {
+		if (layout_parse_domid(request_ids[i], &domid))
+			continue;
+		rc = xr_snap_read_tx(h, t, domid, &snap);
+		if (rc)
+			goto out;
+		if (xr_request_wins(&snap))
+			rc = xr_request_status(h, t, domid, snap.request_uuid, &snap.job);
+		else if (!snap.has_job || xenreaper_state_is_final(snap.job.state))
+			continue;
+		if (!rc)
+			rc = xr_push(&list, &n, &room, &snap.job);
+		if (rc)
+			goto out;
+		XR_SET(finished, domid);	/* read: not again below */
+	}
+	for (unsigned i = 0; i < n_job_ids; i++) {
+		if (layout_parse_domid(job_ids[i], &domid) || XR_BIT(finished, domid))
+			continue;
+		if (!jobs->all_touched && XR_BIT(jobs->finished, domid) &&
+		    !XR_BIT(jobs->touched, domid)) {
+			XR_SET(finished, domid);
+			continue;
+		}
+		if (deadline >= 0 && ++probed % 32 == 0 && xr_mono_ms() >= deadline) {
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		rc = xr_job_finished(h, t, domid, &done);
+		if (rc == -ENOENT)
+			continue;	/* expired meanwhile */
+		if (rc)
+			goto out;
+		if (done) {
+			XR_SET(finished, domid);
+			continue;
+		}
+		rc = xr_read_job(h, t, domid, &snap.job);
+		if (rc == -ENOENT)
+			continue;
+		if (!rc)
+			rc = xr_push(&list, &n, &room, &snap.job);
+		if (rc)
+			goto out;
+	}
+	/* What was read above is known; only finished jobs stay so. */
+	for (unsigned i = 0; i < n; i++)
+		if (list[i].domid <= LAYOUT_DOMID_MAX)
+			finished[list[i].domid / 8] &= (uint8_t)~(1U << (list[i].domid % 8));
+	memcpy(jobs->finished, finished, sizeof(finished));
+	memset(jobs->touched, 0, sizeof(jobs->touched));
+	jobs->all_touched = false;
+	*out = list;
+	list = NULL;
+	*n_out = n;
+out:
+	free(list);
+	free(job_ids);
+	free(request_ids);
+	return rc;
+}
+
+/* xenreaper_memory, with what JOBS knows of the finished jobs and a
+ * DEADLINE (-1: none) for reading them. */
+static int xr_memory(struct xenreaper *h, struct xenreaper_memory *mem, struct xr_jobs *jobs,
+		     int64_t deadline)
+{
+	struct xenreaper_status *in_flight = NULL;
 	struct freemem_domain *domains = NULL;
 	size_t n_jobs = 0, n_domains = 0;
 	xs_transaction_t t;
 	int rc;
 
-	xr_clear(h);
 	memset(mem, 0, sizeof(*mem));
 	/* Teardowns first, then the domains they hold, then free memory:
 	 * pages only ever move from a dying domain to the free pool, so
@@ -1168,10 +1339,14 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;
-	rc = xr_list_tx(h, t, &jobs, &n_jobs);
+	rc = xr_in_flight_tx(h, t, jobs, deadline, &in_flight, &n_jobs);
 	if (!rc)
 		rc = xr_scrub_pending(h, t, &mem->scrub_pending_pages);
 	xs_transaction_end(h->xsh, t, true);
+	if (rc == -ETIMEDOUT) {
+		rc = xr_fail(h, rc, "the time ran out while reading the teardown jobs xenreaperd keeps in xenstore");
+		goto out;
+	}
 	if (rc) {
 		rc = xr_fail(h, rc, "reading the teardown jobs from xenstore: %s", strerror(-rc));
 		goto out;
@@ -1182,14 +1357,28 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
 	rc = xr_free_pages(h, &mem->free_pages);
 	if (rc)
 		goto out;
-	freemem_tally(jobs, n_jobs, domains, n_domains, mem);
+	freemem_tally(in_flight, n_jobs, domains, n_domains, mem);
 	rc = xr_daemon_running(h);
 	mem->daemon_running = rc > 0;
 	mem->largest.daemon_running = mem->daemon_running;
 	rc = 0;
 out:
-	free(jobs);
+	free(in_flight);
 	free(domains);
+	return rc;
+}
+
+int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
+{
+	struct xr_jobs *jobs = calloc(1, sizeof(*jobs));
+	int rc;
+
+	xr_clear(h);
+	if (!jobs)
+		return xr_fail(h, -ENOMEM, "out of memory");
+	jobs->all_touched = true;
+	rc = xr_memory(h, mem, jobs, -1);
+	free(jobs);
 	return rc;
 }
 
@@ -1200,12 +1389,16 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 	char token[64], why[512], job[256];
 	struct xenreaper_memory mem;
 	enum freemem_verdict verdict;
+	struct xr_jobs *jobs = NULL;
 	struct pollfd pfd;
 	int64_t deadline = -1, start, now;
 	unsigned watched = 0;
 	int rc;
 
 	xr_clear(h);
+	jobs = calloc(1, sizeof(*jobs));
+	if (!jobs)
+		return xr_fail(h, -ENOMEM, "out of memory");
 	start = xr_mono_ms();
 	if (timeout_ms >= 0)
 		deadline = start + timeout_ms;
@@ -1216,7 +1409,7 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 	if (rc)
 		goto out;
 	for (;;) {
-		rc = xenreaper_memory(h, &mem);
+		rc = xr_memory(h, &mem, jobs, deadline);
 		if (rc)
 			goto out;
 		verdict = freemem_decide(pages, mem.free_pages, mem.releasing_pages,
@@ -1252,12 +1445,13 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 				     job, mem.teardowns > 1 ? " (and more)" : "");
 			goto out;
 		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_MEMORY_TICK_MS);
+		rc = xr_wait_turn(h, &pfd, deadline, now, XR_MEMORY_TICK_MS, jobs);
 		if (rc)
 			goto out;
 	}
 out:
 	while (watched-- > 0)
 		xs_unwatch(h->xsh, paths[watched], token);
+	free(jobs);
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include <xenstore.h>
 
 #include "fake_xs.h"
+#include "xenreaper.h"
 #include "layout.h"
 #include "tap.h"
 #include "under-test.h"
@@ -370,8 +371,111 @@ static void test_forged_names(void)
 	free(r);
 }
 
+/* ---------------------------------------------------------------- time bounds and history */
+
+/* `xenreaper wait-free` with a bound, while a teardown is under way that
+ * will cover the need, with N_FINISHED finished jobs kept beside it. */
+static void wait_free_with_history(struct run *r, unsigned n_finished, unsigned long *requests)
+{
+	const char *args[] = { "xenreaper", "wait-free", "600M", "--timeout", "1", NULL };
+	unsigned long before;
+
+	fresh();
+	daemon_start(true, false);
+	for (unsigned i = 0; i < n_finished; i++)
+		plant_job(100 + i, (uint8_t)i, i % 7 ? "done" : "failed", "old", 25600);
+	plant_domain(9, 9, "big", 262144);	/* 1 GiB, being torn down */
+	plant_job(9, 9, "destroying", "big", 262144);
+	fake_xc_set_free(25600);		/* 100 MiB free */
+	fake_xs_set_latency_us(200);		/* a loaded xenstored under emulation */
+	before = fake_xs_requests();
+	run_main(r, xenreaper_cli_main, args);
+	*requests = fake_xs_requests() - before;
+	fake_xs_set_latency_us(0);
+	daemon_stop();
+}
+
+/* What the callback of test_history_changes saw and did. */
+struct history_seen {
+	unsigned readings, at_change, first_with_both;
+	bool changed, freed;
+};
+
+static int history_cb(const struct xenreaper_memory *mem, void *arg)
+{
+	struct history_seen *seen = arg;
+
+	seen->readings++;
+	if (seen->readings == 2) {
+		/* Finished job 100 replaced by a new teardown there, as the
+		 * daemon does when the domid is reused and torn down again. */
+		plant_domain(100, 0xa0, "new", 524288);
+		plant_job(100, 0xa0, "destroying", "new", 524288);
+		seen->at_change = seen->readings;
+		seen->changed = true;
+	} else if (seen->changed && !seen->first_with_both && mem->teardowns == 2) {
+		seen->first_with_both = seen->readings;
+		plant_job(9, 9, "done", "big", 262144);
+		fake_xc_remove(9);
+		fake_xc_remove(100);
+		fake_xc_set_free(1 << 20);
+		seen->freed = true;
+	}
+	return seen->readings > 20 ? -ECANCELED : 0;
+}
+
+/* A finished job that becomes a teardown again is seen at once, and the
+ * wait ends when the memory is there: what is not read again is only
+ * what did not change. */
+static void test_history_changes(void)
+{
+	struct history_seen seen = { 0 };
+	struct xenreaper *h;
+	int rc;
+
+	fresh();
+	daemon_start(true, false);
+	for (unsigned i = 0; i < 64; i++)
+		plant_job(100 + i, (uint8_t)i, "done", "old", 25600);
+	plant_domain(9, 9, "big", 262144);
+	plant_job(9, 9, "destroying", "big", 262144);
+	fake_xc_set_free(25600);
+	rc = xenreaper_open(&h);
+	is_int(rc, 0, "history: xenreaper_open on the fake xenstore");
+	rc = xenreaper_wait_free(h, 153600, 10000, history_cb, &seen);
+	is_int(rc, 0, "history: the wait ends when enough is free");
+	ok(seen.first_with_both == seen.at_change + 1,
+	   "history: the reading right after job 100 became a teardown again counts it "
+	   "(change at reading %u, counted at %u)", seen.at_change, seen.first_with_both);
+	xenreaper_close(h);
+	daemon_stop();
+}
+
+static void test_history_bound(void)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned long none, kept;
+	int64_t ms_none;
+
+	wait_free_with_history(r, 0, &none);
+	ms_none = r->ms;
+	is_int(r->status, 3, "wait-free --timeout 1, no history: times out (exit 3)");
+	wait_free_with_history(r, 512, &kept);
+	is_int(r->status, 3, "wait-free --timeout 1, 512 finished jobs kept: times out (exit 3)");
+	ok(r->ms < 1600, "wait-free --timeout 1 with 512 finished jobs kept gives up in time: "
+	   "%" PRId64 " ms (%" PRId64 " ms without them)", r->ms, ms_none);
+	/* One look at each finished job, once; not all of them on every turn. */
+	ok(kept < none + 2 * 512, "  and reads each finished job about once: %lu xenstore requests, "
+	   "%lu without them", kept, none);
+	ok(strstr(r->err, "still") && strstr(r->err, "domain 9 (big)"),
+	   "  and says what it waited on: %.200s", r->err);
+	free(r);
+}
+
 int main(void)
 {
 	test_forged_names();
+	test_history_bound();
+	test_history_changes();
 	return tap_done();
 }
