@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <xenctrl.h>
 #include <xenstore.h>
 
@@ -39,6 +40,7 @@
 #define XR_TX_RETRIES 16
 #define XR_TICK_MS 1000		/* the callback's heartbeat while waiting */
 #define XR_DOMAIN_DIR "/local/domain"
+#define XR_PING_INTERVAL_MS 2000	/* from an answer to the next ping */
 
 struct xenreaper {
 	struct xs_handle *xsh;
@@ -46,7 +48,19 @@ struct xenreaper {
 	xentoollog_logger logger;	/* libxenctrl's messages end up in xc_msg */
 	char xc_msg[256];
 	unsigned wait_seq;		/* makes each wait's watch token unique */
+	unsigned id;			/* tells this handle's pings from others' in the process */
+	int answer_ms;			/* xenreaper_set_answer_timeout */
 	char errmsg[512];
+};
+
+/* One wait's liveness check of xenreaperd (see daemon/liveness.c): a node
+ * ping/<pid>-<handle>-<n> the daemon removes when it sees it. */
+struct xr_ping {
+	char path[LAYOUT_PATH_LEN];
+	bool outstanding;
+	int64_t sent_ms, next_ms;	/* monotonic */
+	long pid;			/* the daemon's, when it was sent */
+	unsigned seq;
 };
 
 /* What one transaction saw of a domid: its pending request and its job. */
@@ -394,13 +408,16 @@ static bool xr_request_wins(const struct xr_snap *snap)
 		 !strcasecmp(snap->job.uuid, snap->request_uuid));
 }
 
-/* 1 if xenreaperd runs, 0 if not, negative errno (no message) on failure. */
-static int xr_daemon_running(struct xenreaper *h)
+/* 1 if xenreaperd runs (its pid into *PID_OUT, may be NULL), 0 if not,
+ * negative errno (no message) on failure. */
+static int xr_daemon_pid(struct xenreaper *h, long *pid_out)
 {
 	char path[LAYOUT_PATH_LEN], text[32], *end;
 	long pid;
 	int rc;
 
+	if (pid_out)
+		*pid_out = 0;
 	layout_daemon_path(path, "state");
 	rc = xr_read_text(h, XBT_NULL, path, text, sizeof(text));
 	if (rc)
@@ -415,7 +432,91 @@ static int xr_daemon_running(struct xenreaper *h)
 	pid = strtol(text, &end, 10);
 	if (errno || end == text || *end || pid <= 0)
 		return 0;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+	if (kill((pid_t)pid, 0) && errno != EPERM)
+		return 0;
+	if (pid_out)
+		*pid_out = pid;
+	return 1;
+}
+
+static int xr_daemon_running(struct xenreaper *h)
+{
+	return xr_daemon_pid(h, NULL);
+}
+
+/* Take back PING if it is out (the daemon may be gone for good). */
+static void xr_ping_cancel(struct xenreaper *h, struct xr_ping *ping)
+{
+	if (ping->outstanding)
+		xs_rm(h->xsh, XBT_NULL, ping->path);
+	ping->outstanding = false;
+}
+
+/*
+ * The liveness check of one wait turn at NOW, for a daemon that says it
+ * runs with PID (0: it does not say so; then nothing is asked).  While the
+ * daemon answers, a ping goes out XR_PING_INTERVAL_MS after the last was
+ * answered; one left for h->answer_ms makes this -EHOSTUNREACH, with a
+ * sentence naming the pid and WHAT the caller waits for.  A daemon that
+ * made no ping/ does not answer pings (an older one): none is sent.
+ * *WAKE is when the next turn is due for this check (-1: never).
+ */
+static int xr_ping_turn(struct xenreaper *h, struct xr_ping *ping, long pid, const char *what,
+			int64_t now, int64_t *wake)
+{
+	char *value;
+	int rc;
+
+	*wake = -1;
+	if (h->answer_ms < 0 || pid <= 0 || (ping->outstanding && pid != ping->pid)) {
+		/* Not running, or restarted: ask the daemon there is now afresh. */
+		xr_ping_cancel(h, ping);
+		ping->next_ms = now;
+		if (h->answer_ms < 0 || pid <= 0)
+			return 0;
+	}
+	if (ping->outstanding) {
+		rc = xr_read(h, XBT_NULL, ping->path, &value);
+		if (!rc)
+			free(value);
+		if (rc == -ENOENT) {
+			ping->outstanding = false;
+			ping->next_ms = now + XR_PING_INTERVAL_MS;
+		} else if (now - ping->sent_ms >= h->answer_ms) {
+			xr_ping_cancel(h, ping);
+			return xr_fail(h, -EHOSTUNREACH,
+				       "xenreaperd (pid %ld) has not answered for %.1f s although "
+				       "daemon/state says running: it is stopped (SIGSTOP), hung, or dead "
+				       "and pid %ld is another process now; stopped waiting for %s",
+				       pid, (now - ping->sent_ms) / 1000.0, pid, what);
+		} else {
+			*wake = ping->sent_ms + h->answer_ms;
+			return 0;
+		}
+	}
+	if (now < ping->next_ms) {
+		*wake = ping->next_ms;
+		return 0;
+	}
+	rc = xr_read(h, XBT_NULL, LAYOUT_PING_DIR, &value);
+	if (rc) {
+		ping->next_ms = now + XR_PING_INTERVAL_MS;	/* an older daemon: look again later */
+		*wake = ping->next_ms;
+		return 0;
+	}
+	free(value);
+	snprintf(ping->path, sizeof(ping->path), LAYOUT_PING_DIR "/%ld-%u-%u", (long)getpid(),
+		 h->id, ++ping->seq);
+	errno = 0;
+	if (!xs_write(h->xsh, XBT_NULL, ping->path, what, strlen(what))) {
+		rc = xr_errno(EIO);
+		return xr_fail(h, rc, "cannot write %s: %s", ping->path, strerror(-rc));
+	}
+	ping->outstanding = true;
+	ping->sent_ms = now;
+	ping->pid = pid;
+	*wake = now + h->answer_ms;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- hypervisor */
@@ -578,6 +679,8 @@ static void xr_seen_free(struct lookup_seen *seen)
 
 /* ---------------------------------------------------------------- API */
 
+static unsigned xr_handles;	/* handles opened so far, for their ids */
+
 int xenreaper_open(struct xenreaper **out)
 {
 	struct xenreaper *h;
@@ -590,6 +693,8 @@ int xenreaper_open(struct xenreaper **out)
 	h->logger.vmessage = xr_log_vmessage;
 	h->logger.progress = xr_log_progress;
 	h->logger.destroy = xr_log_destroy;
+	h->id = __atomic_add_fetch(&xr_handles, 1, __ATOMIC_RELAXED);
+	h->answer_ms = XENREAPER_ANSWER_TIMEOUT_MS;
 	errno = 0;
 	h->xsh = xs_open(0);
 	if (!h->xsh) {
@@ -609,6 +714,18 @@ void xenreaper_close(struct xenreaper *h)
 		xc_interface_close(h->xch);
 	xs_close(h->xsh);
 	free(h);
+}
+
+int xenreaper_set_answer_timeout(struct xenreaper *h, int timeout_ms)
+{
+	xr_clear(h);
+	if (timeout_ms >= 0 && timeout_ms < XENREAPER_ANSWER_TIMEOUT_MIN_MS)
+		return xr_fail(h, -EINVAL,
+			       "%d ms is too short to tell a busy xenreaperd from a hung one "
+			       "(at least %d ms, or negative for no check)",
+			       timeout_ms, XENREAPER_ANSWER_TIMEOUT_MIN_MS);
+	h->answer_ms = timeout_ms;
+	return 0;
 }
 
 const char *xenreaper_last_error(const struct xenreaper *h)
@@ -637,6 +754,8 @@ const char *xenreaper_strerror(int err)
 		return "xenreaperd is not running";
 	case -ENOSPC:
 		return "the teardowns under way cannot free that much memory";
+	case -EHOSTUNREACH:
+		return "xenreaperd says it is running but does not answer";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -1013,6 +1132,12 @@ static int xr_watch_all(struct xenreaper *h, const char *const *paths, unsigned 
 	return 0;
 }
 
+/* The earlier of two times, -1 being never. */
+static int64_t xr_earliest(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
 /* Sleep until a watch fires on PFD, TICK_MS pass or DEADLINE (-1: none)
  * comes, then read the pending events (into JOBS, may be NULL); 0, or a
  * negative errno set in H. */
@@ -1034,13 +1159,15 @@ static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadlin
 int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
 		   xenreaper_wait_cb cb, void *arg)
 {
-	char norm[XENREAPER_UUID_LEN], token[64], paths[3][LAYOUT_PATH_LEN];
-	const char *watch_paths[3] = { paths[0], paths[1], paths[2] };
+	char norm[XENREAPER_UUID_LEN], token[64], paths[4][LAYOUT_PATH_LEN], what[128];
+	const char *watch_paths[4] = { paths[0], paths[1], paths[2], paths[3] };
+	struct xr_ping ping = { 0 };
 	struct xenreaper_status st;
 	struct pollfd pfd;
 	struct xr_snap snap;
-	int64_t deadline = -1, now;
+	int64_t deadline = -1, now, wake;
 	unsigned watched = 0;
+	long pid;
 	int verdict, rc;
 
 	xr_clear(h);
@@ -1052,8 +1179,11 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 	layout_job_path(paths[0], domid, NULL);
 	layout_request_path(paths[1], domid);
 	xr_copy(paths[2], sizeof(paths[2]), LAYOUT_DAEMON_DIR);
+	xr_copy(paths[3], sizeof(paths[3]), LAYOUT_PING_DIR);	/* answers wake us at once */
+	snprintf(what, sizeof(what), "the teardown of domain %u, which goes on if xenreaperd recovers",
+		 domid);
 	snprintf(token, sizeof(token), "xenreaper-wait-%u-%u", domid, ++h->wait_seq);
-	rc = xr_watch_all(h, watch_paths, 3, token, &watched, &pfd);
+	rc = xr_watch_all(h, watch_paths, 4, token, &watched, &pfd);
 	if (rc)
 		goto out;
 	if (timeout_ms >= 0)
@@ -1067,7 +1197,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 			rc = verdict;
 			goto out;
 		}
-		st.daemon_running = xr_daemon_running(h) > 0;
+		st.daemon_running = xr_daemon_pid(h, &pid) > 0;
 		if (cb) {
 			rc = cb(&st, arg);
 			if (rc) {
@@ -1086,11 +1216,15 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 				     st.state_name, timeout_ms);
 			goto out;
 		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_TICK_MS, NULL);
+		rc = xr_ping_turn(h, &ping, pid, what, now, &wake);
+		if (rc)
+			goto out;
+		rc = xr_wait_turn(h, &pfd, xr_earliest(deadline, wake), now, XR_TICK_MS, NULL);
 		if (rc)
 			goto out;
 	}
 out:
+	xr_ping_cancel(h, &ping);
 	while (watched-- > 0)
 		xs_unwatch(h->xsh, paths[watched], token);
 	return rc;
@@ -1321,9 +1455,10 @@ out:
 }
 
 /* xenreaper_memory, with what JOBS knows of the finished jobs and a
- * DEADLINE (-1: none) for reading them. */
+ * DEADLINE (-1: none) for reading them; the daemon's pid into *PID (0
+ * unless it says it runs). */
 static int xr_memory(struct xenreaper *h, struct xenreaper_memory *mem, struct xr_jobs *jobs,
-		     int64_t deadline)
+		     int64_t deadline, long *pid)
 {
 	struct xenreaper_status *in_flight = NULL;
 	struct freemem_domain *domains = NULL;
@@ -1358,7 +1493,7 @@ static int xr_memory(struct xenreaper *h, struct xenreaper_memory *mem, struct x
 	if (rc)
 		goto out;
 	freemem_tally(in_flight, n_jobs, domains, n_domains, mem);
-	rc = xr_daemon_running(h);
+	rc = xr_daemon_pid(h, pid);
 	mem->daemon_running = rc > 0;
 	mem->largest.daemon_running = mem->daemon_running;
 	rc = 0;
@@ -1377,7 +1512,7 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
 	if (!jobs)
 		return xr_fail(h, -ENOMEM, "out of memory");
 	jobs->all_touched = true;
-	rc = xr_memory(h, mem, jobs, -1);
+	rc = xr_memory(h, mem, jobs, -1, NULL);
 	free(jobs);
 	return rc;
 }
@@ -1386,13 +1521,15 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 			xenreaper_memory_cb cb, void *arg)
 {
 	static const char *const paths[] = { LAYOUT_ROOT, "@releaseDomain" };
-	char token[64], why[512], job[256];
+	char token[64], why[512], job[256], what[64];
 	struct xenreaper_memory mem;
 	enum freemem_verdict verdict;
+	struct xr_ping ping = { 0 };
 	struct xr_jobs *jobs = NULL;
 	struct pollfd pfd;
-	int64_t deadline = -1, start, now;
+	int64_t deadline = -1, start, now, wake;
 	unsigned watched = 0;
+	long pid;
 	int rc;
 
 	xr_clear(h);
@@ -1403,13 +1540,14 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 	if (timeout_ms >= 0)
 		deadline = start + timeout_ms;
 	snprintf(token, sizeof(token), "xenreaper-wait-free-%u", ++h->wait_seq);
+	snprintf(what, sizeof(what), "%" PRIu64 " MiB to be free", freemem_mib_up(pages));
 	/* Every job, request and daemon node, and domains dying: the free
 	 * pool grows only when one of those moves. */
 	rc = xr_watch_all(h, paths, 2, token, &watched, &pfd);
 	if (rc)
 		goto out;
 	for (;;) {
-		rc = xr_memory(h, &mem, jobs, deadline);
+		rc = xr_memory(h, &mem, jobs, deadline, &pid);
 		if (rc)
 			goto out;
 		verdict = freemem_decide(pages, mem.free_pages, mem.releasing_pages,
@@ -1445,11 +1583,16 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 				     job, mem.teardowns > 1 ? " (and more)" : "");
 			goto out;
 		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_MEMORY_TICK_MS, jobs);
+		rc = xr_ping_turn(h, &ping, pid, what, now, &wake);
+		if (rc)
+			goto out;
+		rc = xr_wait_turn(h, &pfd, xr_earliest(deadline, wake), now, XR_MEMORY_TICK_MS,
+				  jobs);
 		if (rc)
 			goto out;
 	}
 out:
+	xr_ping_cancel(h, &ping);
 	while (watched-- > 0)
 		xs_unwatch(h->xsh, paths[watched], token);
 	free(jobs);

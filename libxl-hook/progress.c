@@ -397,6 +397,10 @@ int progress_finish(struct progress *p, int rc, const char *why_raw)
 			progress_error(p, "%s: interrupted; the teardown goes on in the background (follow it with `xenreaper wait %u`)",
 				       p->label, p->domid);
 		return PROGRESS_EXIT_INTERRUPTED;
+	case -EHOSTUNREACH:
+		if (!p->quiet)
+			progress_error(p, "%s: %s", p->label, why);
+		return PROGRESS_EXIT_HUNG;
 	default:
 		if (!p->quiet)
 			progress_error(p, "%s", why);
@@ -480,6 +484,13 @@ int progress_parse_size(const char *text, uint64_t *pages)
 		return -ERANGE;
 	*pages = (bytes + 4095) / 4096;
 	return 0;
+}
+
+int progress_answer_limit(int64_t limit_ms)
+{
+	if (limit_ms < XENREAPER_ANSWER_TIMEOUT_MIN_MS)
+		return XENREAPER_ANSWER_TIMEOUT_MIN_MS;
+	return limit_ms > INT32_MAX ? INT32_MAX : (int)limit_ms;
 }
 
 int progress_daemon_limit(const char *env_value, int64_t *ms)

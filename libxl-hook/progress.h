@@ -17,6 +17,7 @@
 #define PROGRESS_EXIT_FAILED 1		/* teardown failed, or could not be requested */
 #define PROGRESS_EXIT_USAGE 2		/* bad command line or environment */
 #define PROGRESS_EXIT_DAEMON 3		/* xenreaperd not running, or timed out */
+#define PROGRESS_EXIT_HUNG 4		/* xenreaperd says it runs but does not answer */
 #define PROGRESS_EXIT_INTERRUPTED 130	/* SIGINT/SIGTERM while waiting */
 
 #define PROGRESS_DAEMON_LIMIT_MS 10000	/* default of XENREAPER_WAIT_TIMEOUT */
@@ -86,6 +87,10 @@ int progress_parse_size(const char *text, uint64_t *pages);
 /* The give-up delay for a stopped daemon: ENV_VALUE (XENREAPER_WAIT_TIMEOUT,
  * may be NULL) in seconds, else the default; -EINVAL if malformed. */
 int progress_daemon_limit(const char *env_value, int64_t *ms);
+/* The same delay as the bound for a daemon that does not answer
+ * (xenreaper_set_answer_timeout): LIMIT_MS, but at least
+ * XENREAPER_ANSWER_TIMEOUT_MIN_MS, the time a busy daemon may take. */
+int progress_answer_limit(int64_t limit_ms);
 
 /* IN made safe to print for a person, the way ls -b and systemctl show
  * names: a backslash as \\, \a \b \t \n \v \f \r as such, every other

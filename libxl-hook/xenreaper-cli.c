@@ -53,10 +53,12 @@ static void cli_usage(FILE *out)
 		"  -V, --version      the version\n"
 		"environment:\n"
 		"  XENREAPER_WAIT_TIMEOUT=S  give up waiting after S seconds (default 10)\n"
-		"                            while xenreaperd is not running\n"
+		"                            while xenreaperd is not running, or says it\n"
+		"                            runs but leaves a check unanswered (at least 1)\n"
 		"exit status: 0 done, accepted, found, or free enough; 1 failed, no such\n"
 		"  domain or job, or the teardowns cannot free SIZE; 2 usage error;\n"
-		"  3 xenreaperd not running, or timed out; 130 interrupted\n");
+		"  3 xenreaperd not running, or timed out; 4 xenreaperd not answering;\n"
+		"  130 interrupted\n");
 }
 
 /* ---------------------------------------------------------------- output */
@@ -508,6 +510,8 @@ static const char *cli_result(int rc)
 		return "daemon-not-running";
 	case -EINTR:
 		return "interrupted";
+	case -EHOSTUNREACH:
+		return "daemon-not-answering";
 	default:
 		return "error";
 	}
@@ -560,7 +564,10 @@ static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t do
 	return ret;
 }
 
-static int cli_limit(int64_t *limit_ms)
+/* XENREAPER_WAIT_TIMEOUT: how long to wait for a daemon that is not
+ * running, and for one that says it runs but does not answer (H's bound
+ * for that, at least 1 s). */
+static int cli_limit(struct xenreaper *h, int64_t *limit_ms)
 {
 	const char *env = getenv("XENREAPER_WAIT_TIMEOUT");
 
@@ -569,7 +576,7 @@ static int cli_limit(int64_t *limit_ms)
 			env);
 		return -EINVAL;
 	}
-	return 0;
+	return xenreaper_set_answer_timeout(h, progress_answer_limit(*limit_ms));
 }
 
 static int cli_wait(struct xenreaper *h, const struct cli_args *c)
@@ -579,7 +586,7 @@ static int cli_wait(struct xenreaper *h, const struct cli_args *c)
 	uint32_t domid;
 	int ret;
 
-	if (cli_limit(&limit_ms)) {
+	if (cli_limit(h, &limit_ms)) {
 		ret = PROGRESS_EXIT_USAGE;
 		goto out;
 	}
@@ -601,7 +608,7 @@ static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 	uint32_t domid;
 	int running = 0, ret, rc;
 
-	if (cli_limit(&limit_ms)) {
+	if (cli_limit(h, &limit_ms)) {
 		ret = PROGRESS_EXIT_USAGE;
 		goto out;
 	}
@@ -656,6 +663,8 @@ static const char *cli_free_result(int rc)
 		return "timeout";
 	case -EINTR:
 		return "interrupted";
+	case -EHOSTUNREACH:
+		return "daemon-not-answering";
 	default:
 		return "error";
 	}
@@ -692,8 +701,11 @@ static void cli_json_memory(const struct memwait *w, int rc, const char *message
 static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 {
 	struct memwait w;
+	int64_t limit_ms;
 	int ret, rc;
 
+	if (cli_limit(h, &limit_ms))
+		return PROGRESS_EXIT_USAGE;
 	cli_catch_signals();
 
 	memwait_init(&w, stdout, isatty(STDOUT_FILENO), c->size_pages);
@@ -715,6 +727,9 @@ static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 		break;
 	case -EINTR:
 		ret = PROGRESS_EXIT_INTERRUPTED;
+		break;
+	case -EHOSTUNREACH:
+		ret = PROGRESS_EXIT_HUNG;
 		break;
 	default:
 		ret = PROGRESS_EXIT_FAILED;

@@ -50,9 +50,11 @@ static void front_usage(FILE *out)
 		"  -f           accepted and ignored (xenreaperd always forces; it never\n"
 		"               tears down domain 0)\n"
 		"DOMAIN is a domid or a domain name.  With --wait, XENREAPER_WAIT_TIMEOUT\n"
-		"(seconds, default 10) bounds the wait while xenreaperd is not running.\n"
+		"(seconds, default 10) bounds the wait while xenreaperd is not running,\n"
+		"or says it runs but leaves a check unanswered (at least 1 s).\n"
 		"exit status: 0 done or accepted; 1 failed, or could not be requested;\n"
-		"  2 usage error; 3 xenreaperd not running; 130 interrupted\n"
+		"  2 usage error; 3 xenreaperd not running; 4 xenreaperd not answering;\n"
+		"  130 interrupted\n"
 		"\n"
 		"usage: xl create [--wait-memory-timeout S] ... (xl create's own arguments)\n"
 		"  if the guest needs more memory than is free and the teardowns under\n"
@@ -162,6 +164,7 @@ static int front_destroy(const struct xl_front_args *args)
 		ret = running > 0 ? PROGRESS_EXIT_OK : PROGRESS_EXIT_DAEMON;
 		goto out;
 	}
+	xenreaper_set_answer_timeout(h, progress_answer_limit(limit_ms));
 	front_catch_signals();
 	progress_init(&p, stderr, isatty(STDERR_FILENO), domid, name);
 	p.prog = "xl";
@@ -283,6 +286,7 @@ static int front_create_wait(const struct xl_front_create *c, uint64_t need, boo
 	char why[PROGRESS_TEXT_LEN(512)];
 	struct xenreaper *h = NULL;
 	struct memwait w;
+	int64_t limit_ms;
 	int rc;
 
 	rc = xenreaper_open(&h);
@@ -292,6 +296,10 @@ static int front_create_wait(const struct xl_front_create *c, uint64_t need, boo
 				strerror(-rc));
 		return 0;
 	}
+	/* A malformed XENREAPER_WAIT_TIMEOUT is destroy --wait's to report:
+	 * here it leaves the library's default. */
+	if (!progress_daemon_limit(getenv("XENREAPER_WAIT_TIMEOUT"), &limit_ms))
+		xenreaper_set_answer_timeout(h, progress_answer_limit(limit_ms));
 	front_catch_signals();
 	memwait_init(&w, stderr, isatty(STDERR_FILENO), need);
 	w.prog = "xl";

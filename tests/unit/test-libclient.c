@@ -312,6 +312,23 @@ static void daemon_start(bool pings, bool requests)
 	pthread_create(&dmn.thread, NULL, daemon_main, NULL);
 }
 
+static void daemon_pause(bool paused)
+{
+	pthread_mutex_lock(&dmn.lock);
+	dmn.paused = paused;
+	pthread_mutex_unlock(&dmn.lock);
+}
+
+static unsigned daemon_taken(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&dmn.lock);
+	n = dmn.requests_taken;
+	pthread_mutex_unlock(&dmn.lock);
+	return n;
+}
+
 static void daemon_stop(void)
 {
 	pthread_mutex_lock(&dmn.lock);
@@ -472,10 +489,85 @@ static void test_history_bound(void)
 	free(r);
 }
 
+/* ---------------------------------------------------------------- a daemon that does not answer */
+
+static void test_hung_daemon(void)
+{
+	const char *wait[] = { "xenreaper", "wait", "5", "--timeout", "6", NULL };
+	const char *wait_json[] = { "xenreaper", "--json", "wait", "5", "--timeout", "6", NULL };
+	const char *wait_short[] = { "xenreaper", "wait", "5", "--timeout", "4", NULL };
+	const char *front[] = { "xl", "destroy", "--async", "--wait", "7", NULL };
+	struct run *r = calloc(1, sizeof(*r));
+	char want[64];
+
+	/* SIGSTOPped: daemon/state says running, the pid exists, nothing answers. */
+	fresh();
+	setenv("XENREAPER_WAIT_TIMEOUT", "1", 1);
+	daemon_start(true, true);
+	daemon_pause(true);
+	plant_job(5, 5, "destroying", "big", 262144);
+	run_main(r, xenreaper_cli_main, wait);
+	is_int(r->status, 4, "hung daemon: xenreaper wait exits 4 (xenreaperd not answering)");
+	ok(r->ms < 3500, "hung daemon: within the 1 s bound and one ping interval: %" PRId64 " ms", r->ms);
+	snprintf(want, sizeof(want), "pid %d", (int)getpid());
+	ok(strstr(r->err, want) && strstr(r->err, "not answered") && strstr(r->err, "domain 5"),
+	   "hung daemon: the message names the pid and what was waited for: %.300s", r->err);
+	is_int(fake_xs_count(LAYOUT_ROOT "/ping") - 1, 0,
+	       "hung daemon: the client took its unanswered ping back");
+	run_main(r, xenreaper_cli_main, wait_json);
+	is_int(r->status, 4, "hung daemon: xenreaper --json wait exits 4 too");
+	ok(strstr(r->out, "\"result\":\"daemon-not-answering\"") != NULL,
+	   "hung daemon: and its JSON says daemon-not-answering: %.200s", r->out);
+	daemon_pause(false);
+	daemon_stop();
+
+	/* The front's `xl destroy --async --wait`: the request is made, then the
+	 * wait finds the daemon silent. */
+	fresh();
+	setenv("XENREAPER_WAIT_TIMEOUT", "1", 1);
+	daemon_start(true, true);
+	daemon_pause(true);
+	plant_domain(7, 7, "web", 25600);
+	run_main(r, xl_front_main, front);
+	is_int(r->status, 4, "hung daemon: xl destroy --async --wait exits 4");
+	ok(r->ms < 3500, "hung daemon: the front gives up within its bound: %" PRId64 " ms", r->ms);
+	ok(strstr(r->err, want) != NULL, "hung daemon: and says which pid: %.300s", r->err);
+	/* SIGCONT: the daemon goes on with the request it was given. */
+	daemon_pause(false);
+	for (int i = 0; i < 500 && !daemon_taken(); i++)
+		usleep(10000);	/* the daemon thread polls every 20 ms */
+	is_int(daemon_taken(), 1, "hung daemon: continued, it takes the request that waited");
+	daemon_stop();
+
+	/* A long teardown under a daemon that answers: no false alarm. */
+	fresh();
+	setenv("XENREAPER_WAIT_TIMEOUT", "1", 1);
+	daemon_start(true, true);
+	plant_job(5, 5, "destroying", "big", 262144);
+	run_main(r, xenreaper_cli_main, wait_short);
+	is_int(r->status, 3, "long teardown, daemon answering: the wait runs to its own --timeout (exit 3)");
+	ok(dmn.pings_answered >= 2, "long teardown: the daemon was asked and answered (%u pings)",
+	   dmn.pings_answered);
+	ok(r->ms >= 3900, "long teardown: not given up before the timeout: %" PRId64 " ms", r->ms);
+	daemon_stop();
+
+	/* A daemon too old to answer (no ping directory): never taken for hung. */
+	fresh();
+	setenv("XENREAPER_WAIT_TIMEOUT", "1", 1);
+	daemon_start(false, true);
+	plant_job(5, 5, "destroying", "big", 262144);
+	run_main(r, xenreaper_cli_main, wait_short);
+	is_int(r->status, 3, "daemon without ping/: the wait runs to its --timeout, no false alarm");
+	is_int(fake_xs_count(LAYOUT_ROOT "/ping"), 0, "daemon without ping/: no ping was written");
+	daemon_stop();
+	free(r);
+}
+
 int main(void)
 {
 	test_forged_names();
 	test_history_bound();
 	test_history_changes();
+	test_hung_daemon();
 	return tap_done();
 }
