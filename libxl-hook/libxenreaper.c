@@ -71,16 +71,21 @@ struct xr_snap {
 };
 
 /*
- * What a memory wait knows of job/ between its readings.  xenreaperd keeps
- * up to 512 finished jobs, and reading each of them in full on every turn
- * (some 19 requests a job, a turn a second or more often) made a wait's
- * time bound grow with that history: 25 s for a 3 s bound with 200 kept.
- * A finished job never counts towards the memory coming back, and does
- * not change unless a write touches job/<domid> (a new job there, or its
- * expiry), which the wait's watch reports; so it is read once, by its
- * state leaf alone, and not again until an event names its domid.
+ * What a memory reading knows of job/.  xenreaperd keeps up to 512
+ * finished jobs, and reading each of them in full on every turn (some 19
+ * requests a job, in one transaction, a turn a second or more often) made
+ * a wait's time bound grow with that history: 25 s for a 3 s bound with
+ * 200 kept, and one such reading took 30 s with 512 under emulation.  But
+ * a job counts towards the memory coming back only while its domain
+ * exists, so a job whose domid no domain has (LIVE, from the hypervisor's
+ * list, read first) is not read at all, whatever it holds; and a finished
+ * job does not change unless a write touches job/<domid> (a new job
+ * there, or its expiry), which a wait's watch reports, so one whose domid
+ * was reused by a live domain is read once, by its state leaf alone, and
+ * not again until an event names it.
  */
 struct xr_jobs {
+	uint8_t live[LAYOUT_DOMID_MAX / 8 + 1];		/* some domain has this domid */
 	uint8_t finished[LAYOUT_DOMID_MAX / 8 + 1];	/* done or failed, unchanged since */
 	uint8_t touched[LAYOUT_DOMID_MAX / 8 + 1];	/* an event named job/<domid> */
 	bool all_touched;				/* one named job/ itself, or above */
@@ -1409,7 +1414,8 @@ static int xr_in_flight_tx(struct xenreaper *h, xs_transaction_t t, struct xr_jo
 		XR_SET(finished, domid);	/* read: not again below */
 	}
 	for (unsigned i = 0; i < n_job_ids; i++) {
-		if (layout_parse_domid(job_ids[i], &domid) || XR_BIT(finished, domid))
+		if (layout_parse_domid(job_ids[i], &domid) || XR_BIT(finished, domid) ||
+		    !XR_BIT(jobs->live, domid))
 			continue;
 		if (!jobs->all_touched && XR_BIT(jobs->finished, domid) &&
 		    !XR_BIT(jobs->touched, domid)) {
@@ -1467,10 +1473,22 @@ static int xr_memory(struct xenreaper *h, struct xenreaper_memory *mem, struct x
 	int rc;
 
 	memset(mem, 0, sizeof(*mem));
+	/* Which domids have a domain, to pass over the jobs of those gone. */
+	rc = xr_domains(h, &domains, &n_domains);
+	if (rc)
+		return rc;
+	memset(jobs->live, 0, sizeof(jobs->live));
+	for (size_t i = 0; i < n_domains; i++)
+		if (domains[i].domid <= LAYOUT_DOMID_MAX)
+			XR_SET(jobs->live, domains[i].domid);
+	free(domains);
+	domains = NULL;
 	/* Teardowns first, then the domains they hold, then free memory:
 	 * pages only ever move from a dying domain to the free pool, so
 	 * reading in this order may count a page twice, but never not at
-	 * all, and a wait is never given up for pages in transit. */
+	 * all, and a wait is never given up for pages in transit.  (A domain
+	 * made since the list above, whose teardown is already a job, is
+	 * seen on the next reading: its job's nodes are new, an event.) */
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;

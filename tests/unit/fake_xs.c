@@ -23,7 +23,7 @@
 
 #include "fake_xs.h"
 
-#define FX_MAX_DOMAINS 64
+#define FX_MAX_DOMAINS 1024
 
 struct fx_node {
 	char *path, *value;
