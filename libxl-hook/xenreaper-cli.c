@@ -22,6 +22,7 @@
 #include "cli-args.h"
 #include "cli-target.h"
 #include "freemem.h"
+#include "lookup.h"
 #include "memwait.h"
 #include "progress.h"
 #include "xenreaper-layout.h"
@@ -386,7 +387,7 @@ out:
 static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		      char uuid[XENREAPER_UUID_LEN], char **name)
 {
-	struct xenreaper_status *jobs = NULL, *best;
+	struct xenreaper_status *jobs = NULL, *best, found;
 	char why[512], shown[PROGRESS_TEXT_LEN(512)];
 	size_t n = 0;
 	int pick, rc;
@@ -398,6 +399,27 @@ static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		return rc;
 	}
 	snprintf(why, sizeof(why), "%s", xenreaper_last_error(h));
+	if (lookup_is_domid(domain)) {
+		/* A domid names one job at most: read that one, not every job
+		 * xenreaperd keeps (up to 512, each some 19 requests), which
+		 * made a --timeout overshoot by as long as they took. */
+		rc = lookup_parse_domid(domain, domid) ? -ESRCH :
+			xenreaper_job_status(h, *domid, &found);
+		if (rc == -ESRCH || rc == -ENOENT) {
+			fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n",
+				CLI_TEXT(shown, why));
+			return -ESRCH;
+		}
+		if (rc) {
+			cli_error(h);
+			return rc;
+		}
+		if (uuid)
+			snprintf(uuid, XENREAPER_UUID_LEN, "%s", found.uuid);
+		if (name)
+			*name = found.name[0] ? strdup(found.name) : NULL;
+		return 0;
+	}
 	rc = xenreaper_list(h, &jobs, &n);
 	if (rc) {
 		cli_error(h);

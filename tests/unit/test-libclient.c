@@ -417,6 +417,30 @@ static void wait_free_with_history(struct run *r, unsigned n_finished, unsigned 
 	daemon_stop();
 }
 
+/* `xenreaper wait DOMID --timeout 1` for a teardown whose domain has left
+ * xenstore already (a dying domain; what follows a job by its domid),
+ * with 512 finished jobs kept beside it: the CLI finds the job by its
+ * domid, not by reading every job first. */
+static void test_wait_gone_domain(void)
+{
+	const char *args[] = { "xenreaper", "wait", "9", "--timeout", "1", NULL };
+	struct run *r = calloc(1, sizeof(*r));
+
+	fresh();
+	daemon_start(true, false);
+	for (unsigned i = 0; i < 512; i++)
+		plant_job(100 + i, (uint8_t)i, "done", "old", 25600);
+	plant_job(9, 9, "destroying", "big", 262144);
+	fake_xs_set_latency_us(200);
+	run_main(r, xenreaper_cli_main, args);
+	fake_xs_set_latency_us(0);
+	is_int(r->status, 3, "wait 9 --timeout 1 (domain 9 gone from xenstore): times out (exit 3)");
+	ok(r->ms < 1600, "  in time with 512 finished jobs kept: %" PRId64 " ms", r->ms);
+	ok(strstr(r->err, "domain 9 (big): still destroying") != NULL, "  following job 9: %.200s", r->err);
+	daemon_stop();
+	free(r);
+}
+
 /* What the callback of test_history_changes saw and did. */
 struct history_seen {
 	unsigned readings, at_change, first_with_both;
@@ -577,6 +601,7 @@ int main(void)
 	test_forged_names();
 	test_history_bound();
 	test_history_changes();
+	test_wait_gone_domain();
 	test_hung_daemon();
 	return tap_done();
 }
