@@ -15,11 +15,13 @@
 #define LAYOUT_JOB_DIR     XENREAPER_JOB_DIR
 #define LAYOUT_SCRUB_DIR   XENREAPER_SCRUB_DIR
 #define LAYOUT_MEMORY_DIR  XENREAPER_MEMORY_DIR
+#define LAYOUT_PING_DIR    XENREAPER_PING_DIR
 
 /* Watch tokens. */
 #define LAYOUT_TOKEN_REQUEST "xenreaper-request"
 #define LAYOUT_TOKEN_DOMAIN  "xenreaper-domain"
 #define LAYOUT_TOKEN_NAME    "xenreaper-name"	/* a domain's name node */
+#define LAYOUT_TOKEN_PING    "xenreaper-ping"
 
 #define LAYOUT_DOMID_MAX XENREAPER_DOMID_MAX
 

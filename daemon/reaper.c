@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "layout.h"
+#include "liveness.h"
 #include "log.h"
 #include "memory.h"
 #include "metrics.h"
@@ -654,6 +655,8 @@ static int reaper_publish_daemon(struct reaper *r, const char *state)
 		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
 	if (!rc)
 		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_JOB_DIR, "");
+	if (!rc)
+		rc = liveness_publish(r->store);
 	if (!rc && reaper_scrub_sources(r) == 0)
 		rc = scrub_publish_none(r->scrub);
 	r->published_active = UINT32_MAX;
@@ -873,6 +876,8 @@ int reaper_start(struct reaper *r)
 		rc = store_watch(r->store, "@introduceDomain", LAYOUT_TOKEN_DOMAIN);
 	if (!rc)
 		rc = store_watch(r->store, path, REAPER_TOKEN_SELF);
+	if (!rc)
+		rc = store_watch(r->store, LAYOUT_PING_DIR, LAYOUT_TOKEN_PING);
 	if (rc)
 		return rc;
 	r->started = true;
@@ -898,7 +903,7 @@ void reaper_stop(struct reaper *r)
 
 int reaper_handle_store_events(struct reaper *r)
 {
-	bool requests = false, domains = false, self = false, names;
+	bool requests = false, domains = false, self = false, pings = false, names;
 	char *path, *token;
 	int rc;
 
@@ -910,6 +915,8 @@ int reaper_handle_store_events(struct reaper *r)
 				domains = true;
 			else if (!strcmp(token, REAPER_TOKEN_SELF))
 				self = true;
+			else if (!strcmp(token, LAYOUT_TOKEN_PING))
+				pings = true;
 			else if (!strcmp(token, LAYOUT_TOKEN_NAME))
 				orphans_name_event(r->orphans, path);
 			free(path);
@@ -920,6 +927,12 @@ int reaper_handle_store_events(struct reaper *r)
 	} while (names);
 	if (self)
 		reaper_check_tree(r);
+	if (pings) {
+		rc = liveness_answer(r->store);
+		if (rc)
+			log_warning("answering the clients waiting under " LAYOUT_PING_DIR ": %s",
+				    strerror(-rc));
+	}
 	if (requests && !r->stopping) {
 		rc = intake_requests(r);
 		if (rc && rc != -EAGAIN)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 #include <xenctrl.h>
 #include <xenstore.h>
 
@@ -39,6 +40,7 @@
 #define XR_TX_RETRIES 16
 #define XR_TICK_MS 1000		/* the callback's heartbeat while waiting */
 #define XR_DOMAIN_DIR "/local/domain"
+#define XR_PING_INTERVAL_MS 2000	/* from an answer to the next ping */
 
 struct xenreaper {
 	struct xs_handle *xsh;
@@ -46,7 +48,19 @@ struct xenreaper {
 	xentoollog_logger logger;	/* libxenctrl's messages end up in xc_msg */
 	char xc_msg[256];
 	unsigned wait_seq;		/* makes each wait's watch token unique */
+	unsigned id;			/* tells this handle's pings from others' in the process */
+	int answer_ms;			/* xenreaper_set_answer_timeout */
 	char errmsg[512];
+};
+
+/* One wait's liveness check of xenreaperd (see daemon/liveness.c): a node
+ * ping/<pid>-<handle>-<n> the daemon removes when it sees it. */
+struct xr_ping {
+	char path[LAYOUT_PATH_LEN];
+	bool outstanding;
+	int64_t sent_ms, next_ms;	/* monotonic */
+	long pid;			/* the daemon's, when it was sent */
+	unsigned seq;
 };
 
 /* What one transaction saw of a domid: its pending request and its job. */
@@ -55,6 +69,30 @@ struct xr_snap {
 	char request_uuid[XENREAPER_UUID_LEN];
 	struct xenreaper_status job;
 };
+
+/*
+ * What a memory reading knows of job/.  xenreaperd keeps up to 512
+ * finished jobs, and reading each of them in full on every turn (some 19
+ * requests a job, in one transaction, a turn a second or more often) made
+ * a wait's time bound grow with that history: 25 s for a 3 s bound with
+ * 200 kept, and one such reading took 30 s with 512 under emulation.  But
+ * a job counts towards the memory coming back only while its domain
+ * exists, so a job whose domid no domain has (LIVE, from the hypervisor's
+ * list, read first) is not read at all, whatever it holds; and a finished
+ * job does not change unless a write touches job/<domid> (a new job
+ * there, or its expiry), which a wait's watch reports, so one whose domid
+ * was reused by a live domain is read once, by its state leaf alone, and
+ * not again until an event names it.
+ */
+struct xr_jobs {
+	uint8_t live[LAYOUT_DOMID_MAX / 8 + 1];		/* some domain has this domid */
+	uint8_t finished[LAYOUT_DOMID_MAX / 8 + 1];	/* done or failed, unchanged since */
+	uint8_t touched[LAYOUT_DOMID_MAX / 8 + 1];	/* an event named job/<domid> */
+	bool all_touched;				/* one named job/ itself, or above */
+};
+
+#define XR_BIT(map, domid) ((map)[(domid) / 8] & (1U << ((domid) % 8)))
+#define XR_SET(map, domid) ((map)[(domid) / 8] |= (uint8_t)(1U << ((domid) % 8)))
 
 static const char *const xr_state_names[] = {
 	[XENREAPER_STATE_REQUESTED] = "requested",
@@ -375,13 +413,16 @@ static bool xr_request_wins(const struct xr_snap *snap)
 		 !strcasecmp(snap->job.uuid, snap->request_uuid));
 }
 
-/* 1 if xenreaperd runs, 0 if not, negative errno (no message) on failure. */
-static int xr_daemon_running(struct xenreaper *h)
+/* 1 if xenreaperd runs (its pid into *PID_OUT, may be NULL), 0 if not,
+ * negative errno (no message) on failure. */
+static int xr_daemon_pid(struct xenreaper *h, long *pid_out)
 {
 	char path[LAYOUT_PATH_LEN], text[32], *end;
 	long pid;
 	int rc;
 
+	if (pid_out)
+		*pid_out = 0;
 	layout_daemon_path(path, "state");
 	rc = xr_read_text(h, XBT_NULL, path, text, sizeof(text));
 	if (rc)
@@ -396,7 +437,95 @@ static int xr_daemon_running(struct xenreaper *h)
 	pid = strtol(text, &end, 10);
 	if (errno || end == text || *end || pid <= 0)
 		return 0;
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+	if (kill((pid_t)pid, 0) && errno != EPERM)
+		return 0;
+	if (pid_out)
+		*pid_out = pid;
+	return 1;
+}
+
+static int xr_daemon_running(struct xenreaper *h)
+{
+	return xr_daemon_pid(h, NULL);
+}
+
+/* Take back PING if it is out (the daemon may be gone for good). */
+static void xr_ping_cancel(struct xenreaper *h, struct xr_ping *ping)
+{
+	if (ping->outstanding)
+		xs_rm(h->xsh, XBT_NULL, ping->path);
+	ping->outstanding = false;
+}
+
+/*
+ * The liveness check of one wait turn at NOW, for a daemon that says it
+ * runs with PID (0: it does not say so; then nothing is asked).  The
+ * waits make it both before and right after they sleep: the reading in
+ * between, some 20 requests, can take a second on a loaded host under
+ * emulation, and must delay neither an answer being seen nor the verdict
+ * on a ping whose time is up.  While the
+ * daemon answers, a ping goes out XR_PING_INTERVAL_MS after the last was
+ * answered; one left for h->answer_ms makes this -EHOSTUNREACH, with a
+ * sentence naming the pid and WHAT the caller waits for.  A daemon that
+ * made no ping/ does not answer pings (an older one): none is sent.
+ * *WAKE is when the next turn is due for this check (-1: never).
+ */
+static int xr_ping_turn(struct xenreaper *h, struct xr_ping *ping, long pid, const char *what,
+			int64_t now, int64_t *wake)
+{
+	char *value;
+	int rc;
+
+	*wake = -1;
+	if (h->answer_ms < 0 || pid <= 0 || (ping->outstanding && pid != ping->pid)) {
+		/* Not running, or restarted: ask the daemon there is now afresh. */
+		xr_ping_cancel(h, ping);
+		ping->next_ms = now;
+		if (h->answer_ms < 0 || pid <= 0)
+			return 0;
+	}
+	if (ping->outstanding) {
+		rc = xr_read(h, XBT_NULL, ping->path, &value);
+		if (!rc)
+			free(value);
+		if (rc == -ENOENT) {
+			ping->outstanding = false;
+			ping->next_ms = now + XR_PING_INTERVAL_MS;
+		} else if (now - ping->sent_ms >= h->answer_ms) {
+			xr_ping_cancel(h, ping);
+			return xr_fail(h, -EHOSTUNREACH,
+				       "xenreaperd (pid %ld) has not answered for %.1f s although "
+				       "daemon/state says running: it is stopped (SIGSTOP), hung, or dead "
+				       "and pid %ld is another process now; stopped waiting for %s",
+				       pid, (now - ping->sent_ms) / 1000.0, pid, what);
+		} else {
+			*wake = ping->sent_ms + h->answer_ms;
+			return 0;
+		}
+	}
+	if (now < ping->next_ms) {
+		*wake = ping->next_ms;
+		return 0;
+	}
+	rc = xr_read(h, XBT_NULL, LAYOUT_PING_DIR, &value);
+	if (rc) {
+		ping->next_ms = now + XR_PING_INTERVAL_MS;	/* an older daemon: look again later */
+		*wake = ping->next_ms;
+		return 0;
+	}
+	free(value);
+	snprintf(ping->path, sizeof(ping->path), LAYOUT_PING_DIR "/%ld-%u-%u", (long)getpid(),
+		 h->id, ++ping->seq);
+	errno = 0;
+	if (!xs_write(h->xsh, XBT_NULL, ping->path, what, strlen(what))) {
+		rc = xr_errno(EIO);
+		return xr_fail(h, rc, "cannot write %s: %s", ping->path, strerror(-rc));
+	}
+	ping->outstanding = true;
+	ping->sent_ms = now;
+	ping->pid = pid;
+	*wake = now + h->answer_ms;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- hypervisor */
@@ -559,6 +688,8 @@ static void xr_seen_free(struct lookup_seen *seen)
 
 /* ---------------------------------------------------------------- API */
 
+static unsigned xr_handles;	/* handles opened so far, for their ids */
+
 int xenreaper_open(struct xenreaper **out)
 {
 	struct xenreaper *h;
@@ -571,6 +702,8 @@ int xenreaper_open(struct xenreaper **out)
 	h->logger.vmessage = xr_log_vmessage;
 	h->logger.progress = xr_log_progress;
 	h->logger.destroy = xr_log_destroy;
+	h->id = __atomic_add_fetch(&xr_handles, 1, __ATOMIC_RELAXED);
+	h->answer_ms = XENREAPER_ANSWER_TIMEOUT_MS;
 	errno = 0;
 	h->xsh = xs_open(0);
 	if (!h->xsh) {
@@ -590,6 +723,18 @@ void xenreaper_close(struct xenreaper *h)
 		xc_interface_close(h->xch);
 	xs_close(h->xsh);
 	free(h);
+}
+
+int xenreaper_set_answer_timeout(struct xenreaper *h, int timeout_ms)
+{
+	xr_clear(h);
+	if (timeout_ms >= 0 && timeout_ms < XENREAPER_ANSWER_TIMEOUT_MIN_MS)
+		return xr_fail(h, -EINVAL,
+			       "%d ms is too short to tell a busy xenreaperd from a hung one "
+			       "(at least %d ms, or negative for no check)",
+			       timeout_ms, XENREAPER_ANSWER_TIMEOUT_MIN_MS);
+	h->answer_ms = timeout_ms;
+	return 0;
 }
 
 const char *xenreaper_last_error(const struct xenreaper *h)
@@ -618,6 +763,8 @@ const char *xenreaper_strerror(int err)
 		return "xenreaperd is not running";
 	case -ENOSPC:
 		return "the teardowns under way cannot free that much memory";
+	case -EHOSTUNREACH:
+		return "xenreaperd says it is running but does not answer";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -931,8 +1078,33 @@ static int xr_follow(struct xenreaper *h, const struct xr_snap *snap, uint32_t d
 		       domid, uuid);
 }
 
-/* Read and drop every pending watch event: the next snapshot sees it all. */
-static int xr_drain_events(struct xenreaper *h)
+/* Mark in JOBS what a change of PATH may have changed. */
+static void xr_jobs_note(struct xr_jobs *jobs, const char *path)
+{
+	static const char dir[] = LAYOUT_JOB_DIR;
+	size_t len = sizeof(dir) - 1;
+	char id[8];
+	uint32_t domid;
+	size_t n;
+
+	if (!strncmp(path, dir, len) && path[len] == '/') {
+		n = strcspn(path + len + 1, "/");
+		if (n < sizeof(id)) {
+			memcpy(id, path + len + 1, n);
+			id[n] = '\0';
+			if (!layout_parse_domid(id, &domid))
+				XR_SET(jobs->touched, domid);
+		}
+		return;
+	}
+	/* job/ itself or a node above it: anything below may have gone. */
+	if (!strncmp(dir, path, strlen(path)) && (dir[strlen(path)] == '/' || !dir[strlen(path)]))
+		jobs->all_touched = true;
+}
+
+/* Read every pending watch event; JOBS (may be NULL) learns what they
+ * touched, and the next snapshot sees the rest. */
+static int xr_drain_events(struct xenreaper *h, struct xr_jobs *jobs)
 {
 	char **event;
 
@@ -941,6 +1113,8 @@ static int xr_drain_events(struct xenreaper *h)
 		event = xs_check_watch(h->xsh);
 		if (!event)
 			return errno == EAGAIN || errno == 0 ? 0 : -errno;
+		if (jobs)
+			xr_jobs_note(jobs, event[XS_WATCH_PATH]);
 		free(event);
 	}
 }
@@ -967,10 +1141,17 @@ static int xr_watch_all(struct xenreaper *h, const char *const *paths, unsigned 
 	return 0;
 }
 
+/* The earlier of two times, -1 being never. */
+static int64_t xr_earliest(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
 /* Sleep until a watch fires on PFD, TICK_MS pass or DEADLINE (-1: none)
- * comes, then drop the pending events; 0, or a negative errno set in H. */
+ * comes, then read the pending events (into JOBS, may be NULL); 0, or a
+ * negative errno set in H. */
 static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadline, int64_t now,
-			int tick_ms)
+			int tick_ms, struct xr_jobs *jobs)
 {
 	int slice = tick_ms, rc;
 
@@ -978,7 +1159,7 @@ static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadlin
 		slice = deadline - now;
 	if (poll(pfd, 1, slice) < 0 && errno != EINTR)
 		return xr_fail(h, xr_errno(EIO), "waiting for xenstore: %s", strerror(errno));
-	rc = xr_drain_events(h);
+	rc = xr_drain_events(h, jobs);
 	if (rc)
 		return xr_fail(h, rc, "reading xenstore watch events: %s", strerror(-rc));
 	return 0;
@@ -987,13 +1168,15 @@ static int xr_wait_turn(struct xenreaper *h, struct pollfd *pfd, int64_t deadlin
 int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
 		   xenreaper_wait_cb cb, void *arg)
 {
-	char norm[XENREAPER_UUID_LEN], token[64], paths[3][LAYOUT_PATH_LEN];
-	const char *watch_paths[3] = { paths[0], paths[1], paths[2] };
+	char norm[XENREAPER_UUID_LEN], token[64], paths[4][LAYOUT_PATH_LEN], what[128];
+	const char *watch_paths[4] = { paths[0], paths[1], paths[2], paths[3] };
+	struct xr_ping ping = { 0 };
 	struct xenreaper_status st;
 	struct pollfd pfd;
 	struct xr_snap snap;
-	int64_t deadline = -1, now;
+	int64_t deadline = -1, now, wake;
 	unsigned watched = 0;
+	long pid;
 	int verdict, rc;
 
 	xr_clear(h);
@@ -1005,8 +1188,11 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 	layout_job_path(paths[0], domid, NULL);
 	layout_request_path(paths[1], domid);
 	xr_copy(paths[2], sizeof(paths[2]), LAYOUT_DAEMON_DIR);
+	xr_copy(paths[3], sizeof(paths[3]), LAYOUT_PING_DIR);	/* answers wake us at once */
+	snprintf(what, sizeof(what), "the teardown of domain %u, which goes on if xenreaperd recovers",
+		 domid);
 	snprintf(token, sizeof(token), "xenreaper-wait-%u-%u", domid, ++h->wait_seq);
-	rc = xr_watch_all(h, watch_paths, 3, token, &watched, &pfd);
+	rc = xr_watch_all(h, watch_paths, 4, token, &watched, &pfd);
 	if (rc)
 		goto out;
 	if (timeout_ms >= 0)
@@ -1020,7 +1206,7 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 			rc = verdict;
 			goto out;
 		}
-		st.daemon_running = xr_daemon_running(h) > 0;
+		st.daemon_running = xr_daemon_pid(h, &pid) > 0;
 		if (cb) {
 			rc = cb(&st, arg);
 			if (rc) {
@@ -1034,16 +1220,23 @@ int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int ti
 			goto out;
 		}
 		now = xr_mono_ms();
-		if (deadline >= 0 && now >= deadline) {
-			rc = xr_fail(h, -ETIMEDOUT, "domain %u: still %s after %d ms", domid,
-				     st.state_name, timeout_ms);
-			goto out;
-		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_TICK_MS);
+		if (deadline >= 0 && now >= deadline)
+			break;
+		rc = xr_ping_turn(h, &ping, pid, what, now, &wake);
 		if (rc)
 			goto out;
+		rc = xr_wait_turn(h, &pfd, xr_earliest(deadline, wake), now, XR_TICK_MS, NULL);
+		if (!rc)
+			rc = xr_ping_turn(h, &ping, pid, what, xr_mono_ms(), &wake);
+		if (rc)
+			goto out;
+		if (deadline >= 0 && xr_mono_ms() >= deadline)
+			break;	/* the last reading stands: another would overshoot */
 	}
+	rc = xr_fail(h, -ETIMEDOUT, "domain %u: still %s after %d ms", domid, st.state_name,
+		     timeout_ms);
 out:
+	xr_ping_cancel(h, &ping);
 	while (watched-- > 0)
 		xs_unwatch(h->xsh, paths[watched], token);
 	return rc;
@@ -1213,50 +1406,206 @@ static int xr_scrub_pending(struct xenreaper *h, xs_transaction_t t, int64_t *pa
 	return 0;
 }
 
-int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
+/* Whether job DOMID is done or failed, by its state leaf alone. */
+static int xr_job_finished(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
+			   bool *finished)
 {
-	struct xenreaper_status *jobs = NULL;
+	char state[16];
+	int rc;
+
+	rc = xr_job_text(h, t, domid, "state", state, sizeof(state));
+	*finished = !rc && state[0] && xenreaper_state_is_final(xr_state_parse(state));
+	return rc;
+}
+
+/* Add ST to the N statuses of *LIST (grown by doubling into *ROOM). */
+static int xr_push(struct xenreaper_status **list, size_t *n, size_t *room,
+		   const struct xenreaper_status *st)
+{
+	struct xenreaper_status *bigger;
+
+	if (*n == *room) {
+		*room = *room ? *room * 2 : 8;
+		bigger = realloc(*list, *room * sizeof(**list));
+		if (!bigger)
+			return -ENOMEM;
+		*list = bigger;
+	}
+	(*list)[(*n)++] = *st;
+	return 0;
+}
+
+/*
+ * In transaction T, every pending request and every job that is not done
+ * or failed (what may still give memory back), into a malloc'd *OUT; the
+ * finished jobs JOBS knows unchanged are not read again, the others by
+ * their state leaf alone, and JOBS is brought up to date.  The events are
+ * read after the listing: xenstored sends a client its watch events and
+ * replies in order, so by then every change made before the listing has
+ * been noted.  -ETIMEDOUT once DEADLINE (-1: none) passes, checked every
+ * few jobs, so that even a first reading of a long history keeps a bound.
+ */
+static int xr_in_flight_tx(struct xenreaper *h, xs_transaction_t t, struct xr_jobs *jobs,
+			   int64_t deadline, struct xenreaper_status **out, size_t *n_out)
+{
+	char **job_ids = NULL, **request_ids = NULL;
+	struct xenreaper_status *list = NULL;
+	uint8_t finished[sizeof(jobs->finished)] = { 0 };
+	unsigned n_job_ids = 0, n_request_ids = 0, probed = 0;
+	size_t n = 0, room = 0;
+	struct xr_snap snap;
+	uint32_t domid;
+	bool done;
+	int rc;
+
+	rc = xr_directory(h, t, LAYOUT_JOB_DIR, &job_ids, &n_job_ids);
+	if (!rc)
+		rc = xr_directory(h, t, LAYOUT_REQUEST_DIR, &request_ids, &n_request_ids);
+	if (!rc)
+		rc = xr_drain_events(h, jobs);
+	if (rc)
+		goto out;
+	/* A request is read with its domid's job: xr_request_wins decides. */
+	for (unsigned i = 0; i < n_request_ids; i++) {
+		if (layout_parse_domid(request_ids[i], &domid))
+			continue;
+		rc = xr_snap_read_tx(h, t, domid, &snap);
+		if (rc)
+			goto out;
+		if (xr_request_wins(&snap))
+			rc = xr_request_status(h, t, domid, snap.request_uuid, &snap.job);
+		else if (!snap.has_job || xenreaper_state_is_final(snap.job.state))
+			continue;
+		if (!rc)
+			rc = xr_push(&list, &n, &room, &snap.job);
+		if (rc)
+			goto out;
+		XR_SET(finished, domid);	/* read: not again below */
+	}
+	for (unsigned i = 0; i < n_job_ids; i++) {
+		if (layout_parse_domid(job_ids[i], &domid) || XR_BIT(finished, domid) ||
+		    !XR_BIT(jobs->live, domid))
+			continue;
+		if (!jobs->all_touched && XR_BIT(jobs->finished, domid) &&
+		    !XR_BIT(jobs->touched, domid)) {
+			XR_SET(finished, domid);
+			continue;
+		}
+		if (deadline >= 0 && ++probed % 32 == 0 && xr_mono_ms() >= deadline) {
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		rc = xr_job_finished(h, t, domid, &done);
+		if (rc == -ENOENT)
+			continue;	/* expired meanwhile */
+		if (rc)
+			goto out;
+		if (done) {
+			XR_SET(finished, domid);
+			continue;
+		}
+		rc = xr_read_job(h, t, domid, &snap.job);
+		if (rc == -ENOENT)
+			continue;
+		if (!rc)
+			rc = xr_push(&list, &n, &room, &snap.job);
+		if (rc)
+			goto out;
+	}
+	/* What was read above is known; only finished jobs stay so. */
+	for (unsigned i = 0; i < n; i++)
+		if (list[i].domid <= LAYOUT_DOMID_MAX)
+			finished[list[i].domid / 8] &= (uint8_t)~(1U << (list[i].domid % 8));
+	memcpy(jobs->finished, finished, sizeof(finished));
+	memset(jobs->touched, 0, sizeof(jobs->touched));
+	jobs->all_touched = false;
+	*out = list;
+	list = NULL;
+	*n_out = n;
+out:
+	free(list);
+	free(job_ids);
+	free(request_ids);
+	return rc;
+}
+
+/* xenreaper_memory, with what JOBS knows of the finished jobs and a
+ * DEADLINE (-1: none) for reading them; the daemon's pid into *PID (0
+ * unless it says it runs). */
+static int xr_memory(struct xenreaper *h, struct xenreaper_memory *mem, struct xr_jobs *jobs,
+		     int64_t deadline, long *pid)
+{
+	struct xenreaper_status *in_flight = NULL;
 	struct freemem_domain *domains = NULL;
 	size_t n_jobs = 0, n_domains = 0;
 	xs_transaction_t t;
 	int rc;
 
-	xr_clear(h);
 	memset(mem, 0, sizeof(*mem));
+	/* Which domids have a domain, to pass over the jobs of those gone. */
+	rc = xr_domains(h, &domains, &n_domains);
+	if (rc)
+		return rc;
+	memset(jobs->live, 0, sizeof(jobs->live));
+	for (size_t i = 0; i < n_domains; i++)
+		if (domains[i].domid <= LAYOUT_DOMID_MAX)
+			XR_SET(jobs->live, domains[i].domid);
+	free(domains);
+	domains = NULL;
 	/* Teardowns first, then the domains they hold and their paging
 	 * pools, then free memory: pages only ever move from a dying domain
 	 * to the free pool, so reading in this order may count a page twice,
 	 * but never not at all, and a wait is never given up for pages in
-	 * transit. */
+	 * transit.  (A domain made since the list above, whose teardown is
+	 * already a job, is seen on the next reading: its job's nodes are
+	 * new, an event.) */
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;
-	rc = xr_list_tx(h, t, &jobs, &n_jobs);
+	rc = xr_in_flight_tx(h, t, jobs, deadline, &in_flight, &n_jobs);
 	if (!rc)
-		rc = xr_mark_stuck(h, t, jobs, n_jobs);
+		rc = xr_mark_stuck(h, t, in_flight, n_jobs);
 	if (!rc)
 		rc = xr_scrub_pending(h, t, &mem->scrub_pending_pages);
 	xs_transaction_end(h->xsh, t, true);
+	if (rc == -ETIMEDOUT) {
+		rc = xr_fail(h, rc, "the time ran out while reading the teardown jobs xenreaperd keeps in xenstore");
+		goto out;
+	}
 	if (rc) {
 		rc = xr_fail(h, rc, "reading the teardown jobs from xenstore: %s", strerror(-rc));
 		goto out;
 	}
 	rc = xr_domains(h, &domains, &n_domains);
 	if (!rc)
-		rc = xr_paging_pools(h, jobs, n_jobs, domains, n_domains);
+		rc = xr_paging_pools(h, in_flight, n_jobs, domains, n_domains);
 	if (rc)
 		goto out;
 	rc = xr_free_pages(h, &mem->free_pages);
 	if (rc)
 		goto out;
-	freemem_tally(jobs, n_jobs, domains, n_domains, mem);
-	rc = xr_daemon_running(h);
+	freemem_tally(in_flight, n_jobs, domains, n_domains, mem);
+	rc = xr_daemon_pid(h, pid);
 	mem->daemon_running = rc > 0;
 	mem->largest.daemon_running = mem->daemon_running;
 	rc = 0;
 out:
-	free(jobs);
+	free(in_flight);
 	free(domains);
+	return rc;
+}
+
+int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem)
+{
+	struct xr_jobs *jobs = calloc(1, sizeof(*jobs));
+	int rc;
+
+	xr_clear(h);
+	if (!jobs)
+		return xr_fail(h, -ENOMEM, "out of memory");
+	jobs->all_touched = true;
+	rc = xr_memory(h, mem, jobs, -1, NULL);
+	free(jobs);
 	return rc;
 }
 
@@ -1264,26 +1613,33 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 			xenreaper_memory_cb cb, void *arg)
 {
 	static const char *const paths[] = { LAYOUT_ROOT, "@releaseDomain" };
-	char token[64], why[512], job[256];
+	char token[64], why[512], job[256], what[64];
 	struct xenreaper_memory mem;
 	enum freemem_verdict verdict;
+	struct xr_ping ping = { 0 };
+	struct xr_jobs *jobs = NULL;
 	struct pollfd pfd;
-	int64_t deadline = -1, start, now;
+	int64_t deadline = -1, start, now, wake;
 	unsigned watched = 0;
+	long pid;
 	int rc;
 
 	xr_clear(h);
+	jobs = calloc(1, sizeof(*jobs));
+	if (!jobs)
+		return xr_fail(h, -ENOMEM, "out of memory");
 	start = xr_mono_ms();
 	if (timeout_ms >= 0)
 		deadline = start + timeout_ms;
 	snprintf(token, sizeof(token), "xenreaper-wait-free-%u", ++h->wait_seq);
+	snprintf(what, sizeof(what), "%" PRIu64 " MiB to be free", freemem_mib_up(pages));
 	/* Every job, request and daemon node, and domains dying: the free
 	 * pool grows only when one of those moves. */
 	rc = xr_watch_all(h, paths, 2, token, &watched, &pfd);
 	if (rc)
 		goto out;
 	for (;;) {
-		rc = xenreaper_memory(h, &mem);
+		rc = xr_memory(h, &mem, jobs, deadline, &pid);
 		if (rc)
 			goto out;
 		verdict = freemem_decide(pages, mem.free_pages, mem.releasing_pages,
@@ -1311,20 +1667,32 @@ int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 			break;
 		}
 		now = xr_mono_ms();
-		if (deadline >= 0 && now >= deadline) {
-			freemem_describe(&mem.largest, job, sizeof(job));
-			rc = xr_fail(h, -ETIMEDOUT,
-				     "still %" PRIu64 " MiB short after %.1f s, waiting on %s%s",
-				     freemem_mib_up(pages - mem.free_pages), (now - start) / 1000.0,
-				     job, mem.teardowns > 1 ? " (and more)" : "");
-			goto out;
-		}
-		rc = xr_wait_turn(h, &pfd, deadline, now, XR_MEMORY_TICK_MS);
+		if (deadline >= 0 && now >= deadline)
+			break;
+		rc = xr_ping_turn(h, &ping, pid, what, now, &wake);
 		if (rc)
 			goto out;
+		rc = xr_wait_turn(h, &pfd, xr_earliest(deadline, wake), now, XR_MEMORY_TICK_MS,
+				  jobs);
+		if (!rc)
+			rc = xr_ping_turn(h, &ping, pid, what, xr_mono_ms(), &wake);
+		if (rc)
+			goto out;
+		/* Woken at the deadline: the last reading is the verdict; one
+		 * more, which can take a second on a loaded host, would
+		 * overshoot the bound. */
+		now = xr_mono_ms();
+		if (deadline >= 0 && now >= deadline)
+			break;
 	}
+	freemem_describe(&mem.largest, job, sizeof(job));
+	rc = xr_fail(h, -ETIMEDOUT, "still %" PRIu64 " MiB short after %.1f s, waiting on %s%s",
+		     freemem_mib_up(pages - mem.free_pages), (now - start) / 1000.0, job,
+		     mem.teardowns > 1 ? " (and more)" : "");
 out:
+	xr_ping_cancel(h, &ping);
 	while (watched-- > 0)
 		xs_unwatch(h->xsh, paths[watched], token);
+	free(jobs);
 	return rc;
 }

@@ -59,9 +59,12 @@ void progress_init(struct progress *p, FILE *out, bool tty, uint32_t domid, cons
 	p->columns = progress_columns(out, tty);
 	p->daemon_limit_ms = PROGRESS_DAEMON_LIMIT_MS;
 	p->phase = XENREAPER_STATE_UNKNOWN;
-	if (name && name[0])
-		snprintf(p->label, sizeof(p->label), "domain %u (%s)", domid, name);
-	else
+	if (name && name[0]) {
+		char shown[PROGRESS_TEXT_LEN(128)];
+
+		snprintf(p->label, sizeof(p->label), "domain %u (%s)", domid,
+			 progress_text(shown, sizeof(shown), name));
+	} else
 		snprintf(p->label, sizeof(p->label), "domain %u", domid);
 }
 
@@ -199,6 +202,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 			  int64_t now_ms, char *buf, size_t len)
 {
 	char bar[PROGRESS_BAR_WIDTH + 1], rate[32], eta[32], pace[80], down[80] = "";
+	char state[PROGRESS_TEXT_LEN(16)];
 	double r = progress_rate(p);
 	uint64_t done, togo;
 	unsigned percent;
@@ -229,7 +233,8 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 				 st->domid, down);
 			break;
 		default:
-			snprintf(buf, len, "domain %u: %s%s", st->domid, st->state_name, down);
+			snprintf(buf, len, "domain %u: %s%s", st->domid,
+				 progress_text(state, sizeof(state), st->state_name), down);
 			break;
 		}
 		return;
@@ -267,7 +272,8 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 			 st->domid, down);
 		break;
 	default:
-		snprintf(buf, len, "domain %u: %s%s", st->domid, st->state_name, down);
+		snprintf(buf, len, "domain %u: %s%s", st->domid,
+			 progress_text(state, sizeof(state), st->state_name), down);
 		break;
 	}
 	if (p->columns && len >= p->columns)
@@ -342,13 +348,18 @@ static void progress_error(const struct progress *p, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int progress_finish(struct progress *p, int rc, const char *why)
+int progress_finish(struct progress *p, int rc, const char *why_raw)
 {
 	const struct xenreaper_status *st = &p->last;
-	char limit[32];
+	char limit[32], why[PROGRESS_TEXT_LEN(512)], error[PROGRESS_TEXT_LEN(512)];
+	char state[PROGRESS_TEXT_LEN(16)];
 
-	if (!why || !why[0])
-		why = strerror(rc < 0 ? -rc : rc);
+	/* Sentences from xenstore (a guest's name, a job's error) may hold
+	 * anything a tenant chose: never printed raw. */
+	progress_text(why, sizeof(why), why_raw && why_raw[0] ? why_raw :
+		      strerror(rc < 0 ? -rc : rc));
+	progress_text(error, sizeof(error), p->have_last ? st->error : "");
+	progress_text(state, sizeof(state), p->have_last ? st->state_name : "requested");
 	if (!p->quiet && p->tty && p->drawn) {
 		fprintf(p->out, "\r%*s\r", (int)p->drawn, "");
 		p->drawn = 0;
@@ -368,13 +379,12 @@ int progress_finish(struct progress *p, int rc, const char *why)
 		return PROGRESS_EXIT_OK;
 	case -EIO:
 		if (!p->quiet)
-			progress_error(p, "%s: failed: %s", p->label,
-				       p->have_last && st->error[0] ? st->error : why);
+			progress_error(p, "%s: failed: %s", p->label, error[0] ? error : why);
 		return PROGRESS_EXIT_FAILED;
 	case -ETIMEDOUT:
 		if (!p->quiet)
 			progress_error(p, "%s: still %s; stopped waiting (the teardown goes on: follow it with `xenreaper wait %u`)",
-				       p->label, p->have_last ? st->state_name : "requested", p->domid);
+				       p->label, state, p->domid);
 		return PROGRESS_EXIT_DAEMON;
 	case -EHOSTDOWN:
 		progress_format_eta(limit, sizeof(limit), p->daemon_limit_ms / 1000.0);
@@ -387,6 +397,10 @@ int progress_finish(struct progress *p, int rc, const char *why)
 			progress_error(p, "%s: interrupted; the teardown goes on in the background (follow it with `xenreaper wait %u`)",
 				       p->label, p->domid);
 		return PROGRESS_EXIT_INTERRUPTED;
+	case -EHOSTUNREACH:
+		if (!p->quiet)
+			progress_error(p, "%s: %s", p->label, why);
+		return PROGRESS_EXIT_HUNG;
 	default:
 		if (!p->quiet)
 			progress_error(p, "%s", why);
@@ -472,6 +486,13 @@ int progress_parse_size(const char *text, uint64_t *pages)
 	return 0;
 }
 
+int progress_answer_limit(int64_t limit_ms)
+{
+	if (limit_ms < XENREAPER_ANSWER_TIMEOUT_MIN_MS)
+		return XENREAPER_ANSWER_TIMEOUT_MIN_MS;
+	return limit_ms > INT32_MAX ? INT32_MAX : (int)limit_ms;
+}
+
 int progress_daemon_limit(const char *env_value, int64_t *ms)
 {
 	if (!env_value || !env_value[0]) {
@@ -517,6 +538,79 @@ static size_t utf8_sequence(const unsigned char *s)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 0;
 	return n;
+}
+
+/* Whether the UTF-8 sequence S of N bytes is a code point a terminal
+ * would act on or hide rather than show: C1 controls, and the invisible
+ * format characters that reorder or hide text (Trojan Source): ALM, the
+ * zero-width ones, LRM/RLM, bidi embeddings, overrides and isolates, the
+ * line and paragraph separators, word joiners and the BOM. */
+static bool text_hidden(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+
+	if (n == 2)
+		cp = (s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+	else if (n == 3)
+		cp = (s[0] & 0x0f) << 12 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	else
+		return false;
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+/* Put the N bytes of UNIT at *POS if all of them fit before the NUL;
+ * once one does not, nothing more is put (*FULL), so the text is cut
+ * between units. */
+static void text_put(char *out, size_t len, size_t *pos, bool *full, const char *unit,
+		     size_t n)
+{
+	if (!*full && *pos + n < len)
+		memcpy(out + *pos, unit, n);
+	else
+		*full = true;
+	*pos += n;
+}
+
+size_t progress_text_escape(char *out, size_t len, const char *in)
+{
+	static const char c_escapes[] = "abtnvfr";	/* \a is 7 ... \r is 13 */
+	const unsigned char *s = (const unsigned char *)in;
+	size_t pos = 0, kept = 0, n;
+	bool full = false;
+	char esc[20];
+
+	while (*s) {
+		n = *s < 0x80 ? 1 : utf8_sequence(s);
+		if (*s == '\\') {
+			text_put(out, len, &pos, &full, "\\\\", 2);
+		} else if (*s >= 7 && *s <= 13) {
+			esc[0] = '\\';
+			esc[1] = c_escapes[*s - 7];
+			text_put(out, len, &pos, &full, esc, 2);
+		} else if (*s < 0x20 || *s == 0x7f || n == 0 || text_hidden(s, n)) {
+			size_t bytes = n ? n : 1;
+
+			for (size_t i = 0; i < bytes; i++)
+				snprintf(esc + 4 * i, 5, "\\x%02x", s[i]);
+			text_put(out, len, &pos, &full, esc, 4 * bytes);
+			n = bytes;
+		} else {
+			text_put(out, len, &pos, &full, (const char *)s, n);
+		}
+		if (!full)
+			kept = pos;
+		s += n;
+	}
+	if (len)
+		out[kept < len ? kept : len - 1] = '\0';
+	return pos;
+}
+
+const char *progress_text(char *buf, size_t len, const char *in)
+{
+	progress_text_escape(buf, len, in);
+	return buf;
 }
 
 size_t progress_json_escape(char *out, size_t len, const char *in)

@@ -17,18 +17,21 @@
 #define PROGRESS_EXIT_FAILED 1		/* teardown failed, or could not be requested */
 #define PROGRESS_EXIT_USAGE 2		/* bad command line or environment */
 #define PROGRESS_EXIT_DAEMON 3		/* xenreaperd not running, or timed out */
+#define PROGRESS_EXIT_HUNG 4		/* xenreaperd says it runs but does not answer */
 #define PROGRESS_EXIT_INTERRUPTED 130	/* SIGINT/SIGTERM while waiting */
 
 #define PROGRESS_DAEMON_LIMIT_MS 10000	/* default of XENREAPER_WAIT_TIMEOUT */
 #define PROGRESS_SAMPLES 16
 #define PROGRESS_WINDOW_MS 5000		/* the scrub rate is measured over this */
+/* Room for IN_SIZE bytes escaped by progress_text_escape (4 bytes each at most). */
+#define PROGRESS_TEXT_LEN(in_size) (4 * (in_size) + 1)
 
 struct progress {
 	FILE *out;
 	bool tty;			/* redraw one line with \r */
 	bool quiet;			/* show nothing (--json) */
 	uint32_t domid;
-	char label[160];		/* "domain 5 (guest)", for the final line */
+	char label[PROGRESS_TEXT_LEN(128) + 32];	/* "domain 5 (guest)", escaped, for the final line */
 	const char *prog;		/* prefix of error lines ("xl"), may be NULL */
 	unsigned columns;		/* tty: width lines are cut to */
 	int64_t daemon_limit_ms;	/* give up when xenreaperd is down this long; <0 never */
@@ -84,6 +87,21 @@ int progress_parse_size(const char *text, uint64_t *pages);
 /* The give-up delay for a stopped daemon: ENV_VALUE (XENREAPER_WAIT_TIMEOUT,
  * may be NULL) in seconds, else the default; -EINVAL if malformed. */
 int progress_daemon_limit(const char *env_value, int64_t *ms);
+/* The same delay as the bound for a daemon that does not answer
+ * (xenreaper_set_answer_timeout): LIMIT_MS, but at least
+ * XENREAPER_ANSWER_TIMEOUT_MIN_MS, the time a busy daemon may take. */
+int progress_answer_limit(int64_t limit_ms);
+
+/* IN made safe to print for a person, the way ls -b and systemctl show
+ * names: a backslash as \\, \a \b \t \n \v \f \r as such, every other
+ * byte of a control character (C0, DEL, C1, and the Unicode controls that
+ * reorder or hide text: bidi marks and isolates, zero-width and line
+ * separators) and every byte that is not UTF-8 as \xNN; printable text as
+ * it is.  Into OUT (LEN), cut only between whole characters and escapes,
+ * always NUL-terminated if LEN > 0.  Returns the full length. */
+size_t progress_text_escape(char *out, size_t len, const char *in);
+/* progress_text_escape into BUF; returns BUF, for printf arguments. */
+const char *progress_text(char *buf, size_t len, const char *in);
 
 /* Escape IN as the inside of a JSON string into OUT (always NUL-terminated
  * if LEN > 0); invalid UTF-8 becomes U+FFFD.  Returns the full length. */

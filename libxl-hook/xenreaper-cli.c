@@ -22,6 +22,7 @@
 #include "cli-args.h"
 #include "cli-target.h"
 #include "freemem.h"
+#include "lookup.h"
 #include "memwait.h"
 #include "progress.h"
 #include "xenreaper-layout.h"
@@ -53,10 +54,12 @@ static void cli_usage(FILE *out)
 		"  -V, --version      the version\n"
 		"environment:\n"
 		"  XENREAPER_WAIT_TIMEOUT=S  give up waiting after S seconds (default 10)\n"
-		"                            while xenreaperd is not running\n"
+		"                            while xenreaperd is not running, or says it\n"
+		"                            runs but leaves a check unanswered (at least 1)\n"
 		"exit status: 0 done, accepted, found, or free enough; 1 failed, no such\n"
 		"  domain or job, or the teardowns cannot free SIZE; 2 usage error;\n"
-		"  3 xenreaperd not running, or timed out; 130 interrupted\n");
+		"  3 xenreaperd not running, or timed out; 4 xenreaperd not answering;\n"
+		"  130 interrupted\n");
 }
 
 /* ---------------------------------------------------------------- output */
@@ -134,10 +137,28 @@ static void cli_json_status(const struct xenreaper_status *st, const char *resul
 	fputs("}", stdout);
 }
 
+/* Room for a label: a guest name escaped, and the words around it. */
+#define CLI_LABEL_LEN (PROGRESS_TEXT_LEN(128) + 32)
+
+/* Text from xenstore or the library, escaped for a person (see
+ * progress_text_escape): a guest's name is its tenant's choice, and a
+ * name with a newline must not forge a line of output. */
+#define CLI_TEXT(buf, text) progress_text(buf, sizeof(buf), text)
+
+/* The library's last error on stderr, escaped (it quotes names). */
+static void cli_error(const struct xenreaper *h)
+{
+	char why[PROGRESS_TEXT_LEN(512)];
+
+	fprintf(stderr, "xenreaper: %s\n", CLI_TEXT(why, xenreaper_last_error(h)));
+}
+
 static const char *cli_label(char *buf, size_t len, uint32_t domid, const char *name)
 {
+	char shown[PROGRESS_TEXT_LEN(128)];
+
 	if (name && name[0])
-		snprintf(buf, len, "domain %u (%s)", domid, name);
+		snprintf(buf, len, "domain %u (%s)", domid, CLI_TEXT(shown, name));
 	else
 		snprintf(buf, len, "domain %u", domid);
 	return buf;
@@ -192,27 +213,28 @@ static void cli_status_summary(const struct xenreaper_status *st, char *buf, siz
 			snprintf(buf, len, "done");
 		break;
 	default:
-		snprintf(buf, len, "%s", st->state_name);
+		progress_text_escape(buf, len, st->state_name);
 		break;
 	}
 }
 
 static void cli_print_status(const struct xenreaper_status *st)
 {
-	char label[192], line[256], when[64], rate[32];
+	char label[CLI_LABEL_LEN], line[256], when[64], rate[32];
+	char text[PROGRESS_TEXT_LEN(512)], text2[PROGRESS_TEXT_LEN(16)];
 
 	cli_status_summary(st, line, sizeof(line));
 	printf("%s: %s\n", cli_label(label, sizeof(label), st->domid, st->name), line);
-	printf("  uuid        %s\n", st->uuid);
+	printf("  uuid        %s\n", CLI_TEXT(text, st->uuid));
 	if (st->pool[0])
-		printf("  pool        %s\n", st->pool);
+		printf("  pool        %s\n", CLI_TEXT(text, st->pool));
 	if (st->reason[0])
-		printf("  reason      %s%s%s%s\n", st->reason,
+		printf("  reason      %s%s%s%s\n", CLI_TEXT(text, st->reason),
 		       !strcmp(st->reason, XENREAPER_REASON_ORPHAN) ?
 		       " (a dead domain another toolstack left behind)" : "",
-		       st->policy[0] ? ", scrub policy " : "", st->policy);
+		       st->policy[0] ? ", scrub policy " : "", CLI_TEXT(text2, st->policy));
 	if (st->priority[0])
-		printf("  priority    %s\n", st->priority);
+		printf("  priority    %s\n", CLI_TEXT(text, st->priority));
 	if (st->pages_total)
 		printf("  memory      %" PRIu64 " MiB, %" PRIu64 " MiB left\n",
 		       progress_mib(st->pages_total), progress_mib(st->pages_left));
@@ -228,7 +250,7 @@ static void cli_print_status(const struct xenreaper_status *st)
 		printf("  time left   %s\n", rate);
 	}
 	if (st->held_by[0])
-		printf("  held by     %s\n", st->held_by);
+		printf("  held by     %s\n", CLI_TEXT(text, st->held_by));
 	if (st->scrub_pages)
 		printf("  to scrub    %" PRIu64 " MiB\n", progress_mib(st->scrub_pages));
 	cli_time(when, sizeof(when), st->requested_ms);
@@ -238,7 +260,7 @@ static void cli_print_status(const struct xenreaper_status *st)
 	cli_time(when, sizeof(when), st->finished_ms);
 	printf("  finished    %s\n", when);
 	if (st->error[0])
-		printf("  error       %s\n", st->error);
+		printf("  error       %s\n", CLI_TEXT(text, st->error));
 	printf("  xenreaperd  %s\n", st->daemon_running ? "running" : "not running");
 }
 
@@ -248,19 +270,57 @@ static void cli_note_daemon_down(void)
 		"(start it with: systemctl start xenreaperd)\n");
 }
 
+/* Characters in TEXT (UTF-8): what it takes on a terminal, wide ones aside. */
+static int cli_columns(const char *text)
+{
+	int n = 0;
+
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		n += (*c & 0xc0) != 0x80;
+	return n;
+}
+
+/* TEXT escaped and cut to at most MAX columns into BUF (LEN), never
+ * inside an escape or a character (in escaped text every backslash
+ * starts an escape: \xNN, or a backslash and one letter). */
+static const char *cli_cell(char *buf, size_t len, const char *text, int max)
+{
+	size_t at = 0, unit;
+	int cols = 0;
+
+	progress_text_escape(buf, len, text);
+	while (buf[at]) {
+		if (buf[at] == '\\') {
+			unit = buf[at + 1] == 'x' ? 4 : 2;
+			cols += unit;
+		} else {
+			for (unit = 1; (buf[at + unit] & 0xc0) == 0x80; unit++)
+				;
+			cols++;
+		}
+		if (cols > max)
+			break;
+		at += unit;
+	}
+	buf[at] = '\0';
+	return buf;
+}
+
 /* ---------------------------------------------------------------- commands */
 
 static int cli_list(struct xenreaper *h, const struct cli_args *c)
 {
 	struct xenreaper_status *jobs = NULL;
-	char when[64], *dot;
+	char when[64], *dot, name[PROGRESS_TEXT_LEN(128)], state[PROGRESS_TEXT_LEN(16)];
+	char reason[PROGRESS_TEXT_LEN(16)], uuid[PROGRESS_TEXT_LEN(XENREAPER_UUID_LEN)];
+	char text[PROGRESS_TEXT_LEN(512)];
 	int running, width = 4, ret;
 	size_t n;
 	int rc;
 
 	rc = xenreaper_list(h, &jobs, &n);
 	if (rc) {
-		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+		cli_error(h);
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
@@ -279,10 +339,10 @@ static int cli_list(struct xenreaper *h, const struct cli_args *c)
 		printf("no teardown jobs\n");
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			int len = strlen(jobs[i].name);
+			int len = cli_columns(cli_cell(name, sizeof(name), jobs[i].name, 32));
 
 			if (len > width)
-				width = len > 32 ? 32 : len;
+				width = len;
 		}
 		printf("%5s  %-*s  %-10s  %4s  %9s  %9s  %10s  %7s  %-8s  %-19s  %s\n", "DOMID",
 		       width, "NAME", "STATE", "DONE", "LEFT MiB", "TOTAL MiB", "RATE", "ETA",
@@ -302,14 +362,16 @@ static int cli_list(struct xenreaper *h, const struct cli_args *c)
 			snprintf(eta, sizeof(eta), "stalled");
 		else if (st->eta_s >= 0)
 			progress_format_eta(eta, sizeof(eta), (double)st->eta_s);
-		printf("%5u  %-*.*s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %10s  %7s  %-8s  %-19s  %s\n",
-		       st->domid, width, width, st->name[0] ? st->name : "-", st->state_name,
+		cli_cell(name, sizeof(name), st->name[0] ? st->name : "-", width);
+		printf("%5u  %s%*s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %10s  %7s  %-8s  %-19s  %s\n",
+		       st->domid, name, width - cli_columns(name), "", CLI_TEXT(state, st->state_name),
 		       st->progress, progress_mib(st->pages_left), progress_mib(st->pages_total),
-		       rate, eta, st->reason[0] ? st->reason : "-", when, st->uuid);
+		       rate, eta, st->reason[0] ? CLI_TEXT(reason, st->reason) : "-", when,
+		       CLI_TEXT(uuid, st->uuid));
 		if (st->state == XENREAPER_STATE_FAILED && st->error[0])
-			printf("%5s  failed: %s\n", "", st->error);
+			printf("%5s  failed: %s\n", "", CLI_TEXT(text, st->error));
 		if (st->held_by[0])
-			printf("%5s  held by: %s\n", "", st->held_by);
+			printf("%5s  held by: %s\n", "", CLI_TEXT(text, st->held_by));
 	}
 	if (!running)
 		cli_note_daemon_down();
@@ -325,26 +387,48 @@ out:
 static int cli_target(struct xenreaper *h, const char *domain, uint32_t *domid,
 		      char uuid[XENREAPER_UUID_LEN], char **name)
 {
-	struct xenreaper_status *jobs = NULL, *best;
-	char why[512];
+	struct xenreaper_status *jobs = NULL, *best, found;
+	char why[512], shown[PROGRESS_TEXT_LEN(512)];
 	size_t n = 0;
 	int pick, rc;
 
 	rc = xenreaper_resolve(h, domain, domid, uuid, name);
 	if (rc != -ESRCH) {
 		if (rc)
-			fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+			cli_error(h);
 		return rc;
 	}
 	snprintf(why, sizeof(why), "%s", xenreaper_last_error(h));
+	if (lookup_is_domid(domain)) {
+		/* A domid names one job at most: read that one, not every job
+		 * xenreaperd keeps (up to 512, each some 19 requests), which
+		 * made a --timeout overshoot by as long as they took. */
+		rc = lookup_parse_domid(domain, domid) ? -ESRCH :
+			xenreaper_job_status(h, *domid, &found);
+		if (rc == -ESRCH || rc == -ENOENT) {
+			fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n",
+				CLI_TEXT(shown, why));
+			return -ESRCH;
+		}
+		if (rc) {
+			cli_error(h);
+			return rc;
+		}
+		if (uuid)
+			snprintf(uuid, XENREAPER_UUID_LEN, "%s", found.uuid);
+		if (name)
+			*name = found.name[0] ? strdup(found.name) : NULL;
+		return 0;
+	}
 	rc = xenreaper_list(h, &jobs, &n);
 	if (rc) {
-		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+		cli_error(h);
 		goto out;
 	}
 	pick = cli_target_pick(domain, jobs, n);
 	if (pick < 0) {
-		fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n", why);
+		fprintf(stderr, "xenreaper: %s, and no teardown job remembers it\n",
+			CLI_TEXT(shown, why));
 		rc = -ESRCH;
 		goto out;
 	}
@@ -363,7 +447,7 @@ out:
 static int cli_status(struct xenreaper *h, const struct cli_args *c)
 {
 	struct xenreaper_status *jobs = NULL, st;
-	char label[192], *name = NULL;
+	char label[CLI_LABEL_LEN], *name = NULL;
 	size_t n = 0, active = 0;
 	uint32_t domid;
 	int running, ret, rc;
@@ -372,7 +456,7 @@ static int cli_status(struct xenreaper *h, const struct cli_args *c)
 		running = xenreaper_daemon_running(h);
 		rc = running < 0 ? running : xenreaper_list(h, &jobs, &n);
 		if (rc) {
-			fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+			cli_error(h);
 			ret = PROGRESS_EXIT_FAILED;
 			goto out;
 		}
@@ -404,7 +488,7 @@ static int cli_status(struct xenreaper *h, const struct cli_args *c)
 		goto out;
 	}
 	if (rc) {
-		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+		cli_error(h);
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
@@ -448,6 +532,8 @@ static const char *cli_result(int rc)
 		return "daemon-not-running";
 	case -EINTR:
 		return "interrupted";
+	case -EHOSTUNREACH:
+		return "daemon-not-answering";
 	default:
 		return "error";
 	}
@@ -500,7 +586,10 @@ static int cli_follow(struct xenreaper *h, const struct cli_args *c, uint32_t do
 	return ret;
 }
 
-static int cli_limit(int64_t *limit_ms)
+/* XENREAPER_WAIT_TIMEOUT: how long to wait for a daemon that is not
+ * running, and for one that says it runs but does not answer (H's bound
+ * for that, at least 1 s). */
+static int cli_limit(struct xenreaper *h, int64_t *limit_ms)
 {
 	const char *env = getenv("XENREAPER_WAIT_TIMEOUT");
 
@@ -509,7 +598,7 @@ static int cli_limit(int64_t *limit_ms)
 			env);
 		return -EINVAL;
 	}
-	return 0;
+	return xenreaper_set_answer_timeout(h, progress_answer_limit(*limit_ms));
 }
 
 static int cli_wait(struct xenreaper *h, const struct cli_args *c)
@@ -519,7 +608,7 @@ static int cli_wait(struct xenreaper *h, const struct cli_args *c)
 	uint32_t domid;
 	int ret;
 
-	if (cli_limit(&limit_ms)) {
+	if (cli_limit(h, &limit_ms)) {
 		ret = PROGRESS_EXIT_USAGE;
 		goto out;
 	}
@@ -535,13 +624,13 @@ out:
 
 static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 {
-	char uuid[XENREAPER_UUID_LEN], label[192], *name = NULL;
+	char uuid[XENREAPER_UUID_LEN], label[CLI_LABEL_LEN], *name = NULL;
 	struct xenreaper_status st;
 	int64_t limit_ms;
 	uint32_t domid;
 	int running = 0, ret, rc;
 
-	if (cli_limit(&limit_ms)) {
+	if (cli_limit(h, &limit_ms)) {
 		ret = PROGRESS_EXIT_USAGE;
 		goto out;
 	}
@@ -551,7 +640,7 @@ static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 		rc = xenreaper_request(h, domid, uuid);
 	}
 	if (rc) {
-		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+		cli_error(h);
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
@@ -596,6 +685,8 @@ static const char *cli_free_result(int rc)
 		return "timeout";
 	case -EINTR:
 		return "interrupted";
+	case -EHOSTUNREACH:
+		return "daemon-not-answering";
 	default:
 		return "error";
 	}
@@ -632,8 +723,11 @@ static void cli_json_memory(const struct memwait *w, int rc, const char *message
 static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 {
 	struct memwait w;
+	int64_t limit_ms;
 	int ret, rc;
 
+	if (cli_limit(h, &limit_ms))
+		return PROGRESS_EXIT_USAGE;
 	cli_catch_signals();
 
 	memwait_init(&w, stdout, isatty(STDOUT_FILENO), c->size_pages);
@@ -656,6 +750,9 @@ static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 	case -EINTR:
 		ret = PROGRESS_EXIT_INTERRUPTED;
 		break;
+	case -EHOSTUNREACH:
+		ret = PROGRESS_EXIT_HUNG;
+		break;
 	default:
 		ret = PROGRESS_EXIT_FAILED;
 		break;
@@ -671,7 +768,7 @@ static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 	} else if (rc == -EINTR) {
 		fprintf(stderr, "xenreaper: interrupted while waiting for memory\n");
 	} else {
-		fprintf(stderr, "xenreaper: %s\n", xenreaper_last_error(h));
+		cli_error(h);
 	}
 	return ret;
 }

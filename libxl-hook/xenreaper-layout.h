@@ -11,6 +11,8 @@
  *        held-by,last-release,requested,started,finished,error}
  *   /tool/xenreaper/scrub/{pages,source,probed,node/<n>}
  *   /tool/xenreaper/memory/{free,releasing,scrub-pending}
+ *   /tool/xenreaper/ping/<unique>                  written by waiting clients,
+ *        removed by the daemon as its answer (ping/ exists while one answers)
  *
  * Numbers are decimal; pages are 4 KiB; times are "seconds.milliseconds"
  * since the epoch; rate is MiB/s with one decimal; eta is whole seconds or
@@ -25,6 +27,7 @@
 #define XENREAPER_JOB_DIR     XENREAPER_ROOT "/job"
 #define XENREAPER_SCRUB_DIR   XENREAPER_ROOT "/scrub"
 #define XENREAPER_MEMORY_DIR  XENREAPER_ROOT "/memory"
+#define XENREAPER_PING_DIR    XENREAPER_ROOT "/ping"
 
 /* Largest domid a request may name (DOMID_FIRST_RESERVED - 1). */
 #define XENREAPER_DOMID_MAX 0x7fefU

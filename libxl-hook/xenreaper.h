@@ -28,6 +28,12 @@ extern "C" {
 /* A UUID as text: 36 lower-case characters and the NUL. */
 #define XENREAPER_UUID_LEN 37
 
+/* How long, by default, the waits give a xenreaperd that says it is
+ * running to answer a liveness check (xenreaper_set_answer_timeout), and
+ * the shortest time they accept. */
+#define XENREAPER_ANSWER_TIMEOUT_MS 10000
+#define XENREAPER_ANSWER_TIMEOUT_MIN_MS 1000
+
 struct xenreaper;
 
 enum xenreaper_state {
@@ -133,13 +139,26 @@ int xenreaper_job_status(struct xenreaper *h, uint32_t domid, struct xenreaper_s
 /* Every job and pending request, sorted by domid, in a malloc'd array
  * (*JOBS is NULL when *N is 0). */
 int xenreaper_list(struct xenreaper *h, struct xenreaper_status **jobs, size_t *n);
-/* 1 if xenreaperd says it is running and its pid exists, 0 if not. */
+/* 1 if xenreaperd says it is running and its pid exists, 0 if not.  A
+ * stopped or hung daemon, or a pid reused after the daemon was killed,
+ * passes that test: the waits below also check that it answers. */
 int xenreaper_daemon_running(struct xenreaper *h);
+/* How long the waits give a xenreaperd that says it is running to answer
+ * a liveness check (a node under ping/, which it removes) before they
+ * return -EHOSTUNREACH: TIMEOUT_MS, at least
+ * XENREAPER_ANSWER_TIMEOUT_MIN_MS (-EINVAL otherwise), default
+ * XENREAPER_ANSWER_TIMEOUT_MS; negative: no check.  A check goes out when
+ * a wait starts and 2 s after each answer, so a daemon that stops
+ * answering is reported at most TIMEOUT_MS + 2 s later.  An idle daemon is
+ * never asked: only a waiting client asks. */
+int xenreaper_set_answer_timeout(struct xenreaper *h, int timeout_ms);
 /* Follow the teardown of DOMID/UUID, calling CB (may be NULL) on every
  * change and at least once a second, until it ends: 0 when done, -EIO when
  * failed, -ETIMEDOUT after TIMEOUT_MS (negative: no limit), -ENOENT if
  * there is neither a request nor a job for that UUID (dropped, or expired
- * after it finished). */
+ * after it finished), -EHOSTUNREACH if xenreaperd says it is running but
+ * does not answer (see xenreaper_set_answer_timeout; the request or job
+ * stays as it is). */
 int xenreaper_wait(struct xenreaper *h, uint32_t domid, const char *uuid, int timeout_ms,
 		   xenreaper_wait_cb cb, void *arg);
 
@@ -149,9 +168,10 @@ int xenreaper_memory(struct xenreaper *h, struct xenreaper_memory *mem);
  * reading and at least once a second: 0 at once if it already has, else
  * once it has; -ENOSPC as soon as free plus what the teardowns under way
  * will release falls short of PAGES (waiting would not help), -EHOSTDOWN
- * if it is short and xenreaperd is not running, -ETIMEDOUT after
- * TIMEOUT_MS (negative: no limit).  The last error names the shortfall
- * and the teardown waited on. */
+ * if it is short and xenreaperd is not running, -EHOSTUNREACH if it says
+ * it is running but does not answer, -ETIMEDOUT after TIMEOUT_MS
+ * (negative: no limit), kept however many finished jobs xenreaperd keeps.
+ * The last error names the shortfall and the teardown waited on. */
 int xenreaper_wait_free(struct xenreaper *h, uint64_t pages, int timeout_ms,
 			xenreaper_memory_cb cb, void *arg);
 

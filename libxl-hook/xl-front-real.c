@@ -8,7 +8,11 @@
  * until the reboot, both are).  The front makes the same choice itself,
  * in C and without a shell, and falls back to the wrapper, which explains
  * what is wrong (no hypervisor, or that version's tools removed) better
- * than the front could.  Nothing else is tried: /usr/local/sbin/xl, where
+ * than the front could: /usr/sbin/xl, or, where the xenreaper package has
+ * made /usr/sbin/xl the front, /usr/libexec/xl, the name the package
+ * diverts Debian's wrapper to (debian/xenreaper.preinst; the wrapper runs
+ * the tool named by its own base name, "xl" still).  Nothing else is
+ * tried: /usr/local/sbin/xl, where
  * Xen's own `make install` puts xl, is where xenreaper.1 suggests linking
  * the front, and a source-built Xen is what the build-time REAL_XL, which
  * overrides all this, is for.  A candidate that is the front itself is
@@ -122,6 +126,9 @@ int xl_front_real_choose(const char *root, const char *configured, const struct 
 				   "gives no Xen version (not running under Xen?)");
 	}
 	snprintf(path, len, "%s" XL_FRONT_REAL_WRAPPER, root);
+	if (xl_front_real_usable(path, self, why, why_len))
+		return 0;
+	snprintf(path, len, "%s" XL_FRONT_REAL_DIVERTED, root);
 	if (xl_front_real_usable(path, self, why, why_len))
 		return 0;
 	path[0] = '\0';

@@ -10,9 +10,9 @@
  * REAL_XL, else the one matching the running hypervisor,
  * /usr/lib/xen-MAJOR.MINOR/bin/xl from /sys/hypervisor/version as
  * Debian's xen-utils-wrapper picks it (not the newest installed: until
- * the reboot after an upgrade, both are), else /usr/sbin/xl (that
- * wrapper, which reports what is missing; see xl-front-real.c); the front
- * never execs itself.  It is installed outside PATH and never replaces
+ * the reboot after an upgrade, both are), else Debian's wrapper, which
+ * reports what is missing: /usr/sbin/xl, or /usr/libexec/xl where the
+ * package diverted it (see xl-front-real.c); the front never execs itself.  It is installed outside PATH and never replaces
  * the system xl by itself.  Only `xl create` loads libxl's code (xl's
  * config parser, libxlutil, with dlopen); nothing here tears anything
  * down or creates anything.
@@ -50,9 +50,11 @@ static void front_usage(FILE *out)
 		"  -f           accepted and ignored (xenreaperd always forces; it never\n"
 		"               tears down domain 0)\n"
 		"DOMAIN is a domid or a domain name.  With --wait, XENREAPER_WAIT_TIMEOUT\n"
-		"(seconds, default 10) bounds the wait while xenreaperd is not running.\n"
+		"(seconds, default 10) bounds the wait while xenreaperd is not running,\n"
+		"or says it runs but leaves a check unanswered (at least 1 s).\n"
 		"exit status: 0 done or accepted; 1 failed, or could not be requested;\n"
-		"  2 usage error; 3 xenreaperd not running; 130 interrupted\n"
+		"  2 usage error; 3 xenreaperd not running; 4 xenreaperd not answering;\n"
+		"  130 interrupted\n"
 		"\n"
 		"usage: xl create [--wait-memory-timeout S] ... (xl create's own arguments)\n"
 		"  if the guest needs more memory than is free and the teardowns under\n"
@@ -85,6 +87,16 @@ static int front_exec_real(char **argv)
 	return FRONT_EXIT_NO_XL;
 }
 
+/* The library's last error on stderr, escaped: it quotes names, which
+ * are their tenants' choice (see progress_text_escape). */
+static void front_error(const struct xenreaper *h, const char *prefix)
+{
+	char why[PROGRESS_TEXT_LEN(512)];
+
+	fprintf(stderr, "xl: %s%s\n", prefix, progress_text(why, sizeof(why),
+							   xenreaper_last_error(h)));
+}
+
 static void front_on_signal(int sig)
 {
 	front_interrupted = 1;
@@ -104,7 +116,7 @@ static void front_catch_signals(void)
 /* `xl destroy --async [--wait] DOMAIN`; returns the exit code. */
 static int front_destroy(const struct xl_front_args *args)
 {
-	char uuid[XENREAPER_UUID_LEN], *name = NULL;
+	char uuid[XENREAPER_UUID_LEN], *name = NULL, shown[PROGRESS_TEXT_LEN(128)] = "";
 	const char *limit_env = getenv("XENREAPER_WAIT_TIMEOUT");
 	struct xenreaper *h = NULL;
 	struct progress p;
@@ -127,14 +139,16 @@ static int front_destroy(const struct xl_front_args *args)
 	}
 	rc = xenreaper_resolve(h, args->domain, &domid, uuid, &name);
 	if (rc) {
-		fprintf(stderr, "xl: %s\n", xenreaper_last_error(h));
+		front_error(h, "");
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
+	if (name)
+		progress_text(shown, sizeof(shown), name);
 	running = xenreaper_daemon_running(h);
 	rc = xenreaper_request(h, domid, uuid);
 	if (rc) {
-		fprintf(stderr, "xl: %s\n", xenreaper_last_error(h));
+		front_error(h, "");
 		ret = PROGRESS_EXIT_FAILED;
 		goto out;
 	}
@@ -142,14 +156,15 @@ static int front_destroy(const struct xl_front_args *args)
 		fprintf(stderr,
 			"xl: xenreaperd is not running: the teardown request for domain %u%s%s%s is recorded "
 			"in xenstore and will be served when xenreaperd starts (systemctl start xenreaperd)\n",
-			domid, name ? " (" : "", name ? name : "", name ? ")" : "");
+			domid, name ? " (" : "", shown, name ? ")" : "");
 	else if (args->verbose && !args->wait)
 		fprintf(stderr, "xl: domain %u%s%s%s: teardown requested; xenreaperd destroys it in the background\n",
-			domid, name ? " (" : "", name ? name : "", name ? ")" : "");
+			domid, name ? " (" : "", shown, name ? ")" : "");
 	if (!args->wait) {
 		ret = running > 0 ? PROGRESS_EXIT_OK : PROGRESS_EXIT_DAEMON;
 		goto out;
 	}
+	xenreaper_set_answer_timeout(h, progress_answer_limit(limit_ms));
 	front_catch_signals();
 	progress_init(&p, stderr, isatty(STDERR_FILENO), domid, name);
 	p.prog = "xl";
@@ -268,8 +283,10 @@ out:
  * real xl, else the exit code. */
 static int front_create_wait(const struct xl_front_create *c, uint64_t need, bool verbose)
 {
+	char why[PROGRESS_TEXT_LEN(512)];
 	struct xenreaper *h = NULL;
 	struct memwait w;
+	int64_t limit_ms;
 	int rc;
 
 	rc = xenreaper_open(&h);
@@ -279,6 +296,10 @@ static int front_create_wait(const struct xl_front_create *c, uint64_t need, boo
 				strerror(-rc));
 		return 0;
 	}
+	/* A malformed XENREAPER_WAIT_TIMEOUT is destroy --wait's to report:
+	 * here it leaves the library's default. */
+	if (!progress_daemon_limit(getenv("XENREAPER_WAIT_TIMEOUT"), &limit_ms))
+		xenreaper_set_answer_timeout(h, progress_answer_limit(limit_ms));
 	front_catch_signals();
 	memwait_init(&w, stderr, isatty(STDERR_FILENO), need);
 	w.prog = "xl";
@@ -300,13 +321,14 @@ static int front_create_wait(const struct xl_front_create *c, uint64_t need, boo
 		xenreaper_close(h);
 		return PROGRESS_EXIT_INTERRUPTED;
 	case -ETIMEDOUT:
-		fprintf(stderr, "xl: %s; running xl create anyway\n", xenreaper_last_error(h));
+		fprintf(stderr, "xl: %s; running xl create anyway\n",
+			progress_text(why, sizeof(why), xenreaper_last_error(h)));
 		break;
 	default:
 		/* Waiting cannot help, or xenreaperd is not there: xl reports
 		 * as it always has; a wait already shown is ended in words. */
 		if (w.shown || verbose)
-			fprintf(stderr, "xl: not waiting for memory: %s\n", xenreaper_last_error(h));
+			front_error(h, "not waiting for memory: ");
 		break;
 	}
 	xenreaper_close(h);

@@ -525,14 +525,133 @@ static void test_real_xl(void)
 		printf("# could not remove %s\n", real_root);
 }
 
+/* A symlink REL in the fake root pointing at TARGET (taken as it is). */
+static int real_link(const char *target, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", real_root, rel);
+	unlink(path);
+	return symlink(target, path);
+}
+
+/* The root as the Debian package leaves it (debian/xenreaper.preinst and
+ * xenreaper.links): Debian's /usr/sbin/xl, the relative symlink to
+ * xen-utils-wrapper, diverted to /usr/libexec/xl, and /usr/sbin/xl the
+ * relative link dh_link makes to the front in /usr/libexec/xenreaper. */
+static void test_real_xl_packaged(void)
+{
+	char rel[PATH_MAX], why[1024], path[PATH_MAX + 32];
+	struct stat front;
+	int rc;
+
+	snprintf(real_root, sizeof(real_root), "%s/test-client-pkg.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(real_root)) {
+		printf("Bail out! mkdtemp %s failed\n", real_root);
+		exit(1);
+	}
+	real_put("/usr/lib/xen-common/bin/xen-utils-wrapper", "#!/bin/sh\n", 0755);
+	real_put("/usr/libexec/xenreaper/xl", "the front\n", 0755);
+	real_put("/usr/lib/xen-4.17/bin/xl", "4.17\n", 0755);
+	real_put("/usr/sbin/xenreaperd", "the daemon\n", 0755);
+	real_put("/sys/hypervisor/version/major", "4\n", 0444);
+	real_put("/sys/hypervisor/version/minor", "17\n", 0444);
+	ok(!real_link("../lib/xen-common/bin/xen-utils-wrapper", "/usr/libexec/xl"),
+	   "packaged: Debian's xl diverted to /usr/libexec/xl");
+	ok(!real_link("../libexec/xenreaper/xl", "/usr/sbin/xl"),
+	   "packaged: /usr/sbin/xl a link to the front");
+	snprintf(path, sizeof(path), "%s/usr/libexec/xenreaper/xl", real_root);
+	stat(path, &front);
+
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "packaged: 4.17 running and installed: found");
+	is_str(rel, "/usr/lib/xen-4.17/bin/xl", "packaged: and it is 4.17's xl");
+
+	/* The running version's tools removed before the reboot: only
+	 * Debian's wrapper says so, and it lives at the diverted name now. */
+	real_remove("/usr/lib/xen-4.17/bin/xl");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "packaged: 4.17's tools gone: the front still has an xl to run");
+	is_str(rel, "/usr/libexec/xl",
+	       "packaged: Debian's wrapper at the diverted name, which explains what is missing");
+	ok(strstr(why, "/usr/sbin/xl is this front itself") != NULL,
+	   "packaged: /usr/sbin/xl, the front, was passed over: %s", why);
+
+	real_remove("/sys/hypervisor/version/major");
+	real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_str(rel, "/usr/libexec/xl", "packaged: not under Xen: Debian's wrapper says so");
+
+	/* A diverted wrapper that cannot run: nothing is left, and why says
+	 * what each candidate was. */
+	real_remove("/usr/libexec/xl");
+	real_put("/usr/libexec/xl", "not executable\n", 0644);
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, -ENOENT, "packaged, the diverted wrapper not executable: -ENOENT");
+	ok(strstr(why, "/usr/sbin/xl is this front itself") &&
+	   strstr(why, "/usr/libexec/xl is not an executable file"),
+	   "packaged: and why names both: %s", why);
+
+	/* `apt remove xenreaper` gives the wrapper back to /usr/sbin/xl and
+	 * /usr/libexec/xl goes: the wrapper is found where it always was. */
+	real_remove("/usr/libexec/xl");
+	ok(!real_link("../lib/xen-common/bin/xen-utils-wrapper", "/usr/sbin/xl"),
+	   "removed: the wrapper back at /usr/sbin/xl");
+	rc = real_choose("", &front, rel, sizeof(rel), why, sizeof(why));
+	is_int(rc, 0, "removed: found");
+	is_str(rel, "/usr/sbin/xl", "removed: /usr/sbin/xl, the wrapper");
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", real_root);
+	if (system(path))
+		printf("# could not remove %s\n", real_root);
+}
+
+static void test_text_escape(void)
+{
+	static const struct {
+		const char *in, *want, *what;
+	} cases[] = {
+		{ "web-01", "web-01", "plain text as it is" },
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80", "printable UTF-8 as it is" },
+		{ "a\\b", "a\\\\b", "a backslash doubled, so escapes are unambiguous" },
+		{ "a\"{b}", "a\"{b}", "quotes and braces are printable" },
+		{ "a\nb\tc\rd", "a\\nb\\tc\\rd", "newline, tab and return as C escapes" },
+		{ "\x01\x1b[2K\x7f", "\\x01\\x1b[2K\\x7f", "other C0 controls and DEL as \\xNN" },
+		{ "\xc2\x9b" "2J", "\\xc2\\x9b" "2J", "a C1 control (CSI) byte by byte" },
+		{ "ab\xe2\x80\xae" "cd", "ab\\xe2\\x80\\xae" "cd", "a right-to-left override" },
+		{ "\xe2\x80\x8b\xe2\x80\xa8\xef\xbb\xbf", "\\xe2\\x80\\x8b\\xe2\\x80\\xa8\\xef\\xbb\\xbf",
+		  "zero-width space, line separator, BOM" },
+		{ "\xff\xc0\xaf", "\\xff\\xc0\\xaf", "bytes that are not UTF-8" },
+		{ "\xe2\x82", "\\xe2\\x82", "a character cut short" },
+	};
+	char buf[128];
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = progress_text_escape(buf, sizeof(buf), cases[i].in);
+		is_str(buf, cases[i].want, cases[i].what);
+		is_int(n, strlen(cases[i].want), "  and the length it returns");
+	}
+	n = progress_text_escape(buf, 5, "ab\ncd");
+	is_str(buf, "ab\\n", "cut to fit: whole escapes only (5 bytes: \"ab\\n\")");
+	progress_text_escape(buf, 4, "ab\ncd");
+	is_str(buf, "ab", "cut to fit: never half an escape");
+	is_int(n, 6, "cut to fit: the full length is still returned");
+	progress_text_escape(buf, 3, "\xc3\xa9\xc3\xa9");
+	is_str(buf, "\xc3\xa9", "cut to fit: never half a character");
+	is_int(progress_text_escape(NULL, 0, "a\x01"), 5, "length only, with no buffer");
+}
+
 int main(void)
 {
 	test_front_parse();
 	test_target_pick();
 	test_real_xl();
+	test_real_xl_packaged();
 	test_rate_eta();
 	test_lines();
 	test_daemon_limit();
 	test_json();
+	test_text_escape();
 	return tap_done();
 }

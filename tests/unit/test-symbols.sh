@@ -8,7 +8,7 @@ header=$srcdir/libxl-hook/xenreaper.h
 tmp=${TMPDIR:-/tmp}/test-symbols.$$
 trap 'rm -f "$tmp".*' EXIT
 
-echo "1..6"
+echo "1..7"
 if [ ! -e "$lib" ] || [ ! -r "$header" ]; then
 	echo "Bail out! $lib or $header is missing (run make first)"
 	exit 1
@@ -77,3 +77,15 @@ for bin in "$lib" libxl-hook/.libs/xl; do
 	*) echo "ok $n - $bin does not need libxenlight (needs: $needed)" ;;
 	esac
 done
+
+# Functions added after the first release carry the node that added them
+# (libxenreaper.sym), so a program needing one cannot load an older library.
+newer=$(nm -D --defined-only "$lib" | awk '$3 ~ /@@?XENREAPER_1\.1$/ { sub(/@.*/, "", $3); print $3 }' | sort | tr '\n' ' ')
+n=$((n + 1))
+if [ "$newer" = "xenreaper_set_answer_timeout " ] &&
+   nm -D --defined-only "$lib" | grep -q ' A XENREAPER_1.1$'; then
+	echo "ok $n - xenreaper_set_answer_timeout, and it alone, is in node XENREAPER_1.1"
+else
+	echo "not ok $n - node XENREAPER_1.1 holds: '$newer' (want xenreaper_set_answer_timeout)"
+fi
+

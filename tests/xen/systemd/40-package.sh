@@ -6,9 +6,13 @@
 # there, while Debian's xl stays reachable and every other xl command runs
 # the real xl of the running hypervisor; a reinstall keeps one diversion;
 # the -dev package compiles and links a client; xen-utils-common
-# reinstalled writes its xl to the diverted name; `apt remove` stops the
+# reinstalled writes its xl to the diverted name; with the running
+# version's xl gone, the front runs Debian's wrapper at its diverted name;
+# `apt remove` waits, with a bound and progress, for the teardowns the
+# daemon accepted, marks failed what did not finish and the requests left
+# over (their waiting callers see it; a reinstall acts on none), stops the
 # service and gives back /usr/sbin/xl unchanged; `apt purge` removes the
-# conffile.  Runs before 50-service, which ends by killing xenstored, and
+# conffile and the xenstore tree.  Runs before 50-service, which ends by killing xenstored, and
 # leaves dom0 as it found it (the bench's runtime unit included).
 . $XB_LIB
 export DEBIAN_FRONTEND=noninteractive
@@ -130,6 +134,85 @@ else
 	xb_note "no xen-utils-common package in $XB_DEBS/xen: its reinstall under the diversion was not tried"
 fi
 
+# --- the front's fallback is Debian's wrapper at its diverted name: with
+# the running version's xl gone (its tools removed before the reboot), the
+# wrapper's own diagnosis reaches the admin, not the front's exit 127.
+ver=$(cat /sys/hypervisor/version/major).$(cat /sys/hypervisor/version/minor)
+mv /usr/lib/xen-$ver/bin/xl /usr/lib/xen-$ver/bin/xl.xb-aside
+xl info > /tmp/front-noxl.out 2>&1; rc=$?
+mv /usr/lib/xen-$ver/bin/xl.xb-aside /usr/lib/xen-$ver/bin/xl
+xb_check "with $ver's xl gone, xl through the front runs Debian's wrapper, which says so: $(head -c 160 /tmp/front-noxl.out)" \
+	grep -q "^ERROR: *Unable to execute /usr/lib/xen-$ver/bin/xl" /tmp/front-noxl.out
+xb_is "$rc" 127 "  and exits with the wrapper's status"
+xb_check "  not with the front's own 'cannot find the real xl'" sh -c "! grep -q 'xenreaper front' /tmp/front-noxl.out"
+
+# --- remove while teardowns are accepted: prerm waits for them, with a
+# bound (XENREAPER_REMOVE_TIMEOUT) and progress; what cannot finish (a
+# zombie: a dom0 helper holds a page of it) is marked failed, so the
+# caller still waiting on it sees an error, and a reinstall acts on none.
+z=$(xb_guest pkgz 128) || xb_not_ok "create pkgz"
+rm -f /tmp/hold.ready
+$XB_TOOL hold-page $z /tmp/hold.ready 2>/tmp/hold.err &
+holder=$!
+i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+xl destroy --async pkgz > /tmp/destroy-z.out 2>&1; rc=$?
+xb_is "$rc" 0 "xl destroy --async pkgz (a dom0 helper holds one of its pages): accepted"
+xb_is "$(xb_wait_node $XB_ROOT/job/$z/state zombie 60)" zombie "  and a zombie: its teardown cannot finish"
+XENREAPER_WAIT_TIMEOUT=600 xenreaper wait $z > /tmp/wait-z.out 2>&1 &
+waiter=$!
+a=$(xb_guest pkga 256) || xb_not_ok "create pkga"
+xl destroy --async pkga > /tmp/destroy-a.out 2>&1; rc=$?
+xb_is "$rc" 0 "xl destroy --async pkga: accepted"
+t0=$(xb_ms)
+XENREAPER_REMOVE_TIMEOUT=20 apt-get remove -y xenreaper > /tmp/apt-remove-busy.out 2>&1; rc=$?
+xb_is "$rc" 0 "apt-get remove xenreaper with both accepted (XENREAPER_REMOVE_TIMEOUT=20; $(( $(xb_ms) - t0 )) ms)"
+grep '^xenreaper:' /tmp/apt-remove-busy.out | sed 's/^/XQTAP #   /'
+xb_check "  it waited, saying for what" grep -q "^xenreaper: waiting for [12] teardown(s) xenreaperd has accepted" /tmp/apt-remove-busy.out
+xb_check "  then gave up at its bound, saying what becomes of them" \
+	grep -q "^xenreaper: 1 teardown(s) still not done after 2[0-9] s; removing xenreaperd anyway: they will be marked failed" /tmp/apt-remove-busy.out
+xb_is "$(xb_state $a)" done "  the teardown that could finish did (domain $a)"
+xb_is "$(xb_state $z)" failed "  the zombie's job is failed, not left pending"
+xb_check "  saying why: $(xb_read $XB_ROOT/job/$z/error | head -c 100)" sh -c "xenstore-read $XB_ROOT/job/$z/error | grep -q 'package was removed'"
+xb_check "  and apt's output names it" grep -q "^xenreaper: removed with teardowns not done; marked failed in xenstore.*domain(s) $z" /tmp/apt-remove-busy.out
+wait $waiter; rc=$?
+xb_is "$rc" 1 "  the caller still waiting on it (xenreaper wait $z) ends: exit 1"
+xb_check "  with the reason: $(tail -n 1 /tmp/wait-z.out | head -c 160)" grep -q "failed: not torn down: the xenreaper package was removed" /tmp/wait-z.out
+
+t0=$(xb_ms)
+apt-get install -y $(cat /tmp/debs.list) > /tmp/apt-reinstall.out 2>&1; rc=$?
+xb_is "$rc" 0 "apt-get install again ($(( $(xb_ms) - t0 )) ms)"
+xb_is "$(xb_wait_node $XB_ROOT/daemon/state running 60)" running "  xenreaperd runs again"
+xb_is "$(xb_state $z)" failed "  and leaves the failed job alone"
+xb_check "  domain $z still exists, dead and held (nothing acted on it)" $XB_TOOL pages $z
+kill -TERM $holder; wait $holder 2>/dev/null
+xb_check "  and once the helper lets go, it is gone" sh -c "$XB_TOOL wait-gone $z 60000 >/dev/null"
+
+# A request recorded while the daemon is stopped (the caller was told so,
+# exit 3) and left at removal: failed too, never served by a reinstall.
+systemctl stop xenreaperd.service
+r=$(xb_guest pkgr 128) || xb_not_ok "create pkgr"
+xl destroy --async pkgr > /tmp/destroy-r.out 2>&1; rc=$?
+xb_is "$rc" 3 "with the service stopped, xl destroy --async pkgr is recorded (exit 3)"
+xb_is "$(xb_read $XB_ROOT/request/$r)" "$($XB_TOOL uuid $r)" "  request/$r waits in xenstore"
+XENREAPER_WAIT_TIMEOUT=600 xenreaper wait $r > /tmp/wait-r.out 2>&1 &
+waiter=$!
+t0=$(xb_ms)
+apt-get remove -y xenreaper > /tmp/apt-remove-req.out 2>&1; rc=$?
+xb_is "$rc" 0 "apt-get remove xenreaper with the request left ($(( $(xb_ms) - t0 )) ms)"
+grep '^xenreaper:' /tmp/apt-remove-req.out | sed 's/^/XQTAP #   /'
+xb_check "  no request is left" test -z "$(xenstore-list $XB_ROOT/request 2>/dev/null)"
+xb_is "$(xb_state $r)" failed "  the request became a failed job"
+xb_is "$(xb_read $XB_ROOT/job/$r/uuid)" "$($XB_TOOL uuid $r)" "  for the UUID asked for"
+wait $waiter; rc=$?
+xb_is "$rc" 1 "  the caller waiting on it ends: exit 1"
+xb_check "  with the reason" grep -q "package was removed" /tmp/wait-r.out
+apt-get install -y $(cat /tmp/debs.list) > /tmp/apt-reinstall.out 2>&1; rc=$?
+xb_is "$rc" 0 "apt-get install again"
+xb_is "$(xb_wait_node $XB_ROOT/daemon/state running 60)" running "  xenreaperd runs again (it reads request/ before it says running)"
+xb_check "  and domain $r, whose request was left at the removal, still runs" $XB_TOOL pages $r
+xb_is "$(xb_state $r)" failed "  its job still failed"
+xl destroy pkgr
+
 # --- remove: service stopped, xl given back byte for byte
 t0=$(xb_ms)
 apt-get remove -y xenreaper > /tmp/apt-remove.out 2>&1; rc=$?
@@ -144,6 +227,7 @@ xb_check "  /usr/libexec/xl is gone" test ! -e /usr/libexec/xl -a ! -L /usr/libe
 xb_is "$(dpkg -S /usr/sbin/xl 2>&1)" "xen-utils-common: /usr/sbin/xl" "  owned by xen-utils-common"
 xl info > /tmp/plain-info.out 2>&1
 xb_check "  plain xl info works" grep -q "^xen_minor *: 17" /tmp/plain-info.out
+xb_check "  nothing was pending, so it did not wait" sh -c "! grep -q '^xenreaper: waiting' /tmp/apt-remove.out"
 xb_is "$(dpkg-query -W -f='${Status}' xenreaper)" "deinstall ok config-files" "  only the conffile is left"
 xb_check "  /etc/xen/xenreaper.conf is still there" test -f /etc/xen/xenreaper.conf
 
@@ -157,6 +241,7 @@ xb_check "  the enablement link is removed" test ! -e /etc/systemd/system/multi-
 xb_check "  nothing of the packages is known to dpkg" \
 	sh -c "! dpkg-query -W -f='\${db:Status-Status}\n' xenreaper libxenreaper1 libxenreaper-dev 2>/dev/null | grep -qv '^not-installed$'"
 xb_check "  libxenreaper.so.1 is gone" sh -c "! ls /usr/lib/*/libxenreaper.so* >/dev/null 2>&1"
+xb_check "  and so is xenreaperd's xenstore tree" sh -c "! xenstore-exists $XB_ROOT"
 
 # Leave dom0 as it was for the scenarios after this one.
 mv /run/xb-runtime-unit.service /run/systemd/system/xenreaperd.service
