@@ -90,6 +90,15 @@ xb_wait_memory() {
 	fi
 }
 
+# xb_clients: the build's clients, as the scenarios of the front and the
+# library run them: LD_LIBRARY_PATH for libxenreaper, XR the xenreaper
+# command, FRONT the xl front.
+xb_clients() {
+	export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
+	XR=$XB_BUILD/libxl-hook/.libs/xenreaper
+	FRONT=$XB_BUILD/libxl-hook/.libs/xl
+}
+
 xb_read()    { xenstore-read "$@" 2>/dev/null; }
 xb_state()   { xb_read $XB_ROOT/job/$1/state; }
 # xb_request DOMID [UUID]: ask xenreaperd for a teardown, as a client would.

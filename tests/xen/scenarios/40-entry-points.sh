@@ -2,9 +2,7 @@
 # other xl command passed through untouched, the xenreaper command, and
 # the bounded failure when the daemon is not running.
 . $XB_LIB
-export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
-FRONT=$XB_BUILD/libxl-hook/.libs/xl
-XR=$XB_BUILD/libxl-hook/.libs/xenreaper
+xb_clients
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 

@@ -6,9 +6,7 @@
 # create` through the front: dry runs and usage errors exactly as the
 # real xl's, and a create with memory to spare run at once.
 . $XB_LIB
-export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
-XR=$XB_BUILD/libxl-hook/.libs/xenreaper
-FRONT=$XB_BUILD/libxl-hook/.libs/xl
+xb_clients
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 

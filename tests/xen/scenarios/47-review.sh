@@ -10,9 +10,7 @@
 # jobs kept in xenstore, the front's `xl create --wait-memory-timeout S`
 # and `xenreaper wait-free --timeout S` keep their bounds.
 . $XB_LIB
-export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
-XR=$XB_BUILD/libxl-hook/.libs/xenreaper
-FRONT=$XB_BUILD/libxl-hook/.libs/xl
+xb_clients
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 pid=$XB_DAEMON_PID

@@ -15,9 +15,7 @@
 #    falling: memory/releasing drops to 0 while it is still a zombie, and
 #    the client counts nothing of it.
 . $XB_LIB
-export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
-XR=$XB_BUILD/libxl-hook/.libs/xenreaper
-FRONT=$XB_BUILD/libxl-hook/.libs/xl
+xb_clients
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 resume() { kill -CONT $XB_DAEMON_PID 2>/dev/null; }
