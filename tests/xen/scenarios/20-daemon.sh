@@ -152,9 +152,21 @@ xb_is "$(xb_state $domid)" done "request written while stopped is served at star
 # --- idle means idle: no system calls at all over 3 s.  A finished
 # teardown's pages may still await scrubbing, and the daemon probes that
 # backlog until it reads 0; only then is there nothing left to do.
-# Deferred jobs get a probe once releases settle, then at most one a minute.
-i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
-xb_is "$(xb_read $XB_ROOT/scrub/pages)" 0 "the scrub backlog drained before the idle check"
+# Deferred jobs get a probe once releases settle (5 s), then at most one a
+# minute: the probe that counts is one newer than the last job's end (a 0
+# read before it is an earlier daemon's: CI caught that probe in the
+# window).  The bound, 150 s, is the settle time, two probes a minute
+# apart, and slack.
+finished=$(xb_read $XB_ROOT/job/$domid/finished)
+t0=$(date +%s)
+while probed=$(xb_read $XB_ROOT/scrub/probed); pages=$(xb_read $XB_ROOT/scrub/pages)
+	! { awk -v p="$probed" -v f="$finished" 'BEGIN { exit !(p + 0 > f + 0) }' && [ "$pages" = 0 ]; } &&
+	[ $(($(date +%s) - t0)) -lt 150 ]; do
+	sleep 0.2
+done
+xb_is "$pages" 0 "the scrub backlog drained before the idle check"
+xb_check "  by a probe after the last teardown (probed $probed, job finished $finished)" \
+	awk -v p="$probed" -v f="$finished" 'BEGIN { exit !(p + 0 > f + 0) }'
 if command -v strace >/dev/null; then
 	# The 3 s window opens once strace has every thread: under load strace
 	# itself can take longer than that to start (CI saw it killed by a
