@@ -1,8 +1,8 @@
 #!/bin/sh
-# The tests that run the daemon's worker threads (the reaper and the job
-# state machine on the real worker pool) built by clang with
-# ThreadSanitizer (test-stuck: the threads lent for stuck teardowns): a data race, a lock-order inversion or a thread leak
-# fails the test.  TAP on stdout.
+# The tests that run the daemon's worker threads (the reaper, the job
+# state machine and the threads lent for stuck teardowns on the real
+# worker pool) built by clang with ThreadSanitizer: a data race, a
+# lock-order inversion or a thread leak fails the test.  TAP on stdout.
 . "${srcdir:-.}/tests/sanitize/lib.sh"
 
 TSAN_CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=thread"
