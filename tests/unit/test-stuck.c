@@ -44,7 +44,7 @@ static void write_file(const char *path, const char *data, size_t len)
 /* A stand-in /proc/PID with its stat (parent PPID, started START_TICKS
  * after boot), command line and environment (both NUL-separated). */
 static void fake_process(const char *proc, long pid, long ppid, long start_ticks,
-			 const char *cmdline, size_t cmd_len, const char *environ, size_t env_len)
+			 const char *cmdline, size_t cmd_len, const char *env, size_t env_len)
 {
 	char path[512], stat[256];
 
@@ -57,7 +57,7 @@ static void fake_process(const char *proc, long pid, long ppid, long start_ticks
 	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
 	write_file(path, cmdline, cmd_len);
 	snprintf(path, sizeof(path), "%s/%ld/environ", proc, pid);
-	write_file(path, environ, env_len);
+	write_file(path, env, env_len);
 }
 
 static void test_describe(void)
