@@ -24,6 +24,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "holders.h"
 #include "stuck.h"
 
 #define STUCK_CMDLINE_MAX 160	/* of a command line quoted in the sentence */
@@ -222,16 +223,6 @@ static int stuck_children(uint32_t domid, FILE *f, unsigned *found)
 	return 0;
 }
 
-static const char *stuck_xenbus_state(unsigned long state)
-{
-	static const char *const names[] = {
-		"Unknown", "Initialising", "InitWait", "Initialised", "Connected",
-		"Closing", "Closed", "Reconfiguring", "Reconfigured",
-	};
-
-	return state < sizeof(names) / sizeof(*names) ? names[state] : "?";
-}
-
 /* DOMID's backends in every domain's xenstore tree that are not Closed,
  * appended to F with their state. */
 static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found)
@@ -285,7 +276,7 @@ static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned
 					continue;	/* Closed: libxl waits for it no more */
 				path[strlen(path) - strlen("/state")] = '\0';
 				fprintf(f, "%sbackend %s in state %lu (%s)", (*found)++ ? "; " : "", path,
-					state, stuck_xenbus_state(state));
+					state, holders_xenbus_state(state));
 			}
 		}
 	}

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "fake_hv.h"
 #include "fake_store.h"
+#include "holders.h"
 #include "layout.h"
 #include "metrics.h"
 #include "reaper.h"
@@ -145,6 +146,77 @@ static void test_describe(void)
 	ok(rc == 0 && text && strstr(text, "is held by xenreaperd itself"), "a lock of the daemon's own");
 	free(text);
 	stuck_set_roots(NULL, NULL, 0);
+	store_free(s);
+}
+
+/* A stand-in /proc/PID for holders.c: COMM, one Xen mapping unless
+ * MAPS_XEN is false, state STATE, and a NUL-separated command line. */
+static void fake_mapper(const char *proc, long pid, const char *comm, bool maps_xen, char state,
+			const char *cmdline, size_t cmd_len)
+{
+	char path[512], stat[256];
+
+	snprintf(path, sizeof(path), "%s/%ld", proc, pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%ld/comm", proc, pid);
+	write_file(path, comm, strlen(comm));
+	snprintf(path, sizeof(path), "%s/%ld/maps", proc, pid);
+	write_file(path, maps_xen ? "7f00-7f01 rw-s 0 00:05 12 /dev/xen/privcmd\n" : "",
+		   maps_xen ? strlen("7f00-7f01 rw-s 0 00:05 12 /dev/xen/privcmd\n") : 0);
+	snprintf(stat, sizeof(stat), "%ld (%s) %c 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n",
+		 pid, comm, state);
+	snprintf(path, sizeof(path), "%s/%ld/stat", proc, pid);
+	write_file(path, stat, strlen(stat));
+	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
+	write_file(path, cmdline, cmd_len);
+}
+
+/* Section 2: a zombie's holders named as precisely as dom0 tells. */
+static void test_holders(void)
+{
+	char proc[300], *text = NULL;
+	struct store *s = fake_store_new();
+
+	snprintf(proc, sizeof(proc), "%s/holders", scratch);
+	mkdir(proc, 0755);
+	holders_set_proc_root(proc);
+	fake_mapper(proc, 810, "oxenstored", true, 'S', TEXT("/usr/sbin/oxenstored\0--pid-file\0/run/x.pid"));
+	fake_mapper(proc, 845, "xenconsoled", true, 'S', TEXT("/usr/sbin/xenconsoled"));
+	fake_mapper(proc, 2001, "qemu-system-i38", true, 'T',
+		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0005\0-no-shutdown\0-vnc\000127.0.0.1:0"));
+	fake_mapper(proc, 2002, "qemu-system-i38", true, 'S',
+		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0006\0-no-shutdown"));
+	fake_mapper(proc, 2003, "qemu-system-i38", true, 'S',
+		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0000\0-xen-attach\0-name\0dom0"));
+	fake_mapper(proc, 3000, "myhelper", true, 'S', TEXT("./myhelper\0005"));
+	fake_mapper(proc, 3001, "bash", false, 'S', TEXT("bash"));
+	fake_store_set(s, "/local/domain/0/backend/vbd/5/51712/state", "5");
+	fake_store_set(s, "/local/domain/0/backend/vbd/5/51728/state", "6");
+	is_int(holders_describe(s, 5, 3, &text), 0, "a zombie's holders described");
+	printf("# %s\n", text ? text : "(none)");
+	ok(text && strstr(text, "vbd backend in domain 0 (/local/domain/0/backend/vbd/5: 51712 Closing, 51728 Closed)"),
+	   "the backend with each device's state");
+	ok(text && strstr(text, "2001 qemu-system-i38 (its device model: /usr/libexec/xen-qemu-system-i386 -xen-domid 5 "
+			  "-no-shutdown -vnc 127.0.0.1:0) (stopped)"),
+	   "its device model by pid and command line, and that it is stopped");
+	ok(text && !strstr(text, "2002"), "another guest's device model is no suspect");
+	ok(text && !strstr(text, "2003"), "nor dom0's qdisk QEMU while the domain has no qdisk backend");
+	ok(text && strstr(text, "3000 myhelper"), "an unknown process with a mapping is still a suspect");
+	ok(text && !strstr(text, "810") && !strstr(text, "845"), "running xenstored and xenconsoled are not named");
+	ok(text && strstr(text, "xenstored and xenconsoled run"), "and it says why");
+	ok(text && !strstr(text, "bash"), "a process without a Xen mapping is not named");
+	free(text);
+
+	fake_mapper(proc, 845, "xenconsoled", true, 'T', TEXT("/usr/sbin/xenconsoled"));
+	fake_store_set(s, "/local/domain/0/backend/qdisk/5/51744/state", "4");
+	is_int(holders_describe(s, 5, 3, &text), 0, "described again");
+	ok(text && strstr(text, "845 xenconsoled (stopped: it lets go of a dead domain only when it runs)"),
+	   "a stopped xenconsoled is named, and why: %s", text ? text : "-");
+	ok(text && strstr(text, "2003 qemu-system-i38 (dom0's qdisk backend: "), "with a qdisk backend left, dom0's QEMU is");
+	ok(text && strstr(text, "qdisk backend in domain 0 (/local/domain/0/backend/qdisk/5: 51744 Connected)"),
+	   "beside that backend");
+	free(text);
+	holders_set_proc_root(NULL);
 	store_free(s);
 }
 
@@ -331,6 +403,7 @@ int main(void)
 	if (!mkdtemp(scratch))
 		return 1;
 	test_describe();
+	test_holders();
 	test_stuck_and_back();
 	test_lend_bound();
 	test_stop_bound();
