@@ -13,6 +13,8 @@
 # this scenario can use without calling device removal under emulation
 # stuck) and a metrics file in dom0's /tmp.
 . $XB_LIB
+export LD_LIBRARY_PATH=$XB_BUILD/libxl-hook/.libs
+XR=$XB_BUILD/libxl-hook/.libs/xenreaper
 W=/tmp/xb56
 rm -rf $W; mkdir -p $W
 cat > $W/policy.conf <<EOF
@@ -73,11 +75,11 @@ case $held in
 *)	xb_not_ok "  held-by names the lock, its holder's pid and command line, and that the daemon waits" ;;
 esac
 xb_check "  xenreaper status says stuck and on what it waits" \
-	sh -c "xenreaper status $a > $W/status.out && grep -q ': stuck: its teardown has not returned' $W/status.out &&
+	sh -c "$XR status $a > $W/status.out && grep -q ': stuck: its teardown has not returned' $W/status.out &&
 		grep -q '^  waiting on  .*pid $holder (flock' $W/status.out"
 sed 's/^/XQTAP #   | /' $W/status.out
 xb_check "  xenreaper list shows it stuck, with a waiting-on line" \
-	sh -c "xenreaper list > $W/list.out && grep -Eq '^ *$a +stuck-lock +stuck ' $W/list.out &&
+	sh -c "$XR list > $W/list.out && grep -Eq '^ *$a +stuck-lock +stuck ' $W/list.out &&
 		grep -q 'waiting on: .*pid $holder' $W/list.out"
 xb_check "  the metrics count one stuck job" \
 	xb_wait_log '^xen_teardown_jobs\{state="stuck"\} 1$' 30 $W/xenreaper.prom
