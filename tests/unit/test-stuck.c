@@ -258,6 +258,8 @@ static void test_stuck_and_back(void)
 	bed_run_busy(&b, 3500);
 	is_str(bed_node(&b, 5, "state"), "destroying", "4.5 s standing still: still destroying");
 	ok(!bed_node(&b, 5, "held-by"), "and no held-by yet");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "1000",
+	       "its pages count as coming back while it is destroying");
 	bed_run_busy(&b, 1000);
 	is_str(bed_node(&b, 5, "state"), "stuck", "past stuck-after (5 s): stuck");
 	held = bed_node(&b, 5, "held-by");
@@ -266,6 +268,8 @@ static void test_stuck_and_back(void)
 	is_int(reaper_stuck(b.r), 1, "one stuck teardown");
 	is_int(reaper_running(b.r), 0, "a stop does not wait for it");
 	is_int(worker_pool_threads(b.pool), 2, "the pool lent a thread in its place");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "0",
+	       "a stuck teardown's pages, not falling, do not count as coming back");
 
 	/* The next request does not wait for it (jobs = 1). */
 	bed_request(&b, 6, 6);
