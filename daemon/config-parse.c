@@ -30,6 +30,10 @@
 #define JOBS_MAX 64
 #define PROGRESS_MIN_MS 10
 #define PROGRESS_MAX_MS (60 * 1000)
+/* Below a second a teardown still busy removing devices would be called
+ * stuck; past an hour nobody is told in time. */
+#define STUCK_MIN_MS 1000
+#define STUCK_MAX_MS (3600LL * 1000)
 #define PROBE_INTERVAL_MIN_MS 100
 /* Upper bounds, so that no span added to "now" can overflow and every
  * value means something an admin could want. */
@@ -39,14 +43,14 @@
 
 enum daemon_key {
 	DK_JOBS, DK_RETENTION, DK_PROGRESS_INTERVAL, DK_SCRUB_PROBE,
-	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, DK_METRICS, N_DAEMON_KEYS
+	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, DK_METRICS, DK_STUCK_AFTER, N_DAEMON_KEYS
 };
 
 static const char *const daemon_keys[] = {
 	[DK_JOBS] = "jobs", [DK_RETENTION] = "retention",
 	[DK_PROGRESS_INTERVAL] = "progress-interval", [DK_SCRUB_PROBE] = "scrub-probe",
 	[DK_SCRUB_PROBE_INTERVAL] = "scrub-probe-interval", [DK_PROTECT] = "protect",
-	[DK_LOG_LEVEL] = "log-level", [DK_METRICS] = "metrics",
+	[DK_LOG_LEVEL] = "log-level", [DK_METRICS] = "metrics", [DK_STUCK_AFTER] = "stuck-after",
 };
 
 enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, PK_ORPHANS, N_POOL_KEYS };
@@ -459,6 +463,9 @@ static void parse_daemon_key(struct parser *p, int key, const char *value)
 		parse_duration(p, "progress-interval", value, PROGRESS_MIN_MS, PROGRESS_MAX_MS,
 			       &cfg->progress_interval_ms);
 		return;
+	case DK_STUCK_AFTER:
+		parse_duration(p, "stuck-after", value, STUCK_MIN_MS, STUCK_MAX_MS, &cfg->stuck_after_ms);
+		return;
 	case DK_SCRUB_PROBE:
 		parse_scrub_probe(p, value);
 		return;
@@ -644,7 +651,7 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 		key = name_lookup(daemon_keys, N_ELEMS(daemon_keys), name);
 		if (key < 0) {
 			parser_error(p, p->lineno,
-				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, scrub-probe, scrub-probe-interval, protect, log-level or metrics",
+				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, stuck-after, scrub-probe, scrub-probe-interval, protect, log-level or metrics",
 				     name);
 			return 1;
 		}

@@ -42,6 +42,9 @@ int config_new(struct config **out)
 	cfg->jobs = 1;
 	cfg->retention_ms = 10 * 60 * 1000;
 	cfg->progress_interval_ms = 250;
+	/* Under libxl's own 40 s hotplug-script timeout, so a hung script is
+	 * seen before libxl kills it; past what device removal takes. */
+	cfg->stuck_after_ms = 30 * 1000;
 	cfg->scrub_probe = CONFIG_PROBE_AUTO;
 	cfg->scrub_probe_interval_ms = 1000;
 	cfg->log_level = LOG_INFO;
@@ -216,6 +219,7 @@ static size_t protect_item_width(const char *item)
 int config_format(const struct config *cfg, char **out)
 {
 	char retention[DURATION_STR_LEN], progress[DURATION_STR_LEN], probe[DURATION_STR_LEN];
+	char stuck[DURATION_STR_LEN];
 	char *text = NULL;
 	size_t len, i, col;
 	FILE *f;
@@ -226,9 +230,10 @@ int config_format(const struct config *cfg, char **out)
 	duration_format(cfg->retention_ms, retention, sizeof(retention));
 	duration_format(cfg->progress_interval_ms, progress, sizeof(progress));
 	duration_format(cfg->scrub_probe_interval_ms, probe, sizeof(probe));
-	fprintf(f, "[daemon]\njobs = %u\nretention = %s\nprogress-interval = %s\n"
+	duration_format(cfg->stuck_after_ms, stuck, sizeof(stuck));
+	fprintf(f, "[daemon]\njobs = %u\nretention = %s\nprogress-interval = %s\nstuck-after = %s\n"
 		"scrub-probe = %s\nscrub-probe-interval = %s\nprotect =",
-		cfg->jobs, retention, progress, config_scrub_probe_name(cfg->scrub_probe), probe);
+		cfg->jobs, retention, progress, stuck, config_scrub_probe_name(cfg->scrub_probe), probe);
 	col = strlen("protect =");
 	for (i = 0; i < cfg->n_protect; i++) {
 		size_t width = protect_item_width(cfg->protect[i]);

@@ -1,8 +1,9 @@
 /*
  * config: the policy file, /etc/xen/xenreaper.conf (see xenreaper.conf(5)):
  *
- *   [daemon]          jobs, retention, progress-interval, scrub-probe,
- *                     scrub-probe-interval, protect, log-level, metrics
+ *   [daemon]          jobs, retention, progress-interval, stuck-after,
+ *                     scrub-probe, scrub-probe-interval, protect, log-level,
+ *                     metrics
  *   [default]         scrub, teardown, grace, priority, orphans: pools not
  *                     named below
  *   [pool:NAME]       the same keys for the cpupool NAME; unset ones come
@@ -55,6 +56,8 @@ struct config {
 	unsigned jobs;			/* teardowns at once, 1..64 */
 	int64_t retention_ms;
 	int64_t progress_interval_ms;	/* 10 ms..1 min */
+	int64_t stuck_after_ms;		/* a destroy standing still this long is
+					 * stuck: 1 s..1 h */
 	enum config_scrub_probe scrub_probe;
 	int64_t scrub_probe_interval_ms;	/* >= 100 ms */
 	int log_level;			/* LOG_ERR..LOG_DEBUG */

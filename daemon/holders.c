@@ -4,12 +4,20 @@
  * of holder can be seen: a backend that has not let go (its directory
  * /local/domain/<backend>/backend/<type>/<domid> is still in xenstore) and
  * a dom0 process that maps guest memory through /dev/xen/privcmd (foreign
- * mappings) or /dev/xen/gntdev (grants), found in /proc/<pid>/maps.  Linux
- * does not say which domain a mapping belongs to, so every such process is
- * named: xenstored and xenconsoled map every guest's rings, a leftover
- * helper maps just the one.  What dom0 cannot see (a backend in a driver
- * domain whose xenstore entries are gone, a kernel thread) is not claimed;
- * the sentence says when nothing was found.  It only reads.
+ * mappings) or /dev/xen/gntdev (grants), found in /proc/<pid>/maps.  Each
+ * backend is named with its devices' states.  Linux does not say which
+ * domain a mapping belongs to, so what can be told from elsewhere is:
+ * a QEMU's command line names its domain (-xen-domid N): the device model
+ * of this domain is named with its command line, another guest's is not a
+ * suspect, and dom0's own (-xen-domid 0, the qdisk backend) is one only
+ * while a qdisk backend of this domain is left.  xenstored and xenconsoled
+ * map every guest's rings and unmap a domain's when they see it die (on
+ * real Xen a dead domain lingers only while one of them is stopped: see
+ * 57-holders), so they are named only when stopped; any other process
+ * with a mapping is named by pid and command name, as a suspect.  What dom0
+ * cannot see (a backend in a driver domain whose xenstore entries are
+ * gone, a kernel thread) is not claimed; the sentence says when nothing was
+ * found.  It only reads.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,6 +31,9 @@
 
 #include "holders.h"
 
+/* Of a device model's command line quoted in held-by. */
+#define HOLDERS_CMDLINE_MAX 240
+
 static const char *holders_proc_root = HOLDERS_PROC_ROOT;
 
 void holders_set_proc_root(const char *root)
@@ -30,8 +41,48 @@ void holders_set_proc_root(const char *root)
 	holders_proc_root = root ? root : HOLDERS_PROC_ROOT;
 }
 
-/* Backends left for DOMID, appended to F as "vif in domain 0, ...". */
-static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found)
+const char *holders_xenbus_state(unsigned long state)
+{
+	static const char *const names[] = {
+		"Unknown", "Initialising", "InitWait", "Initialised", "Connected",
+		"Closing", "Closed", "Reconfiguring", "Reconfigured",
+	};
+
+	return state < sizeof(names) / sizeof(*names) ? names[state] : "?";
+}
+
+/* The devices under backend directory PATH, as ": 51712 Connected, ...",
+ * appended to F; whether one of them is qdisk's is the caller's. */
+static int holders_devices(struct store *store, const char *path, FILE *f)
+{
+	char **devs = NULL, *leaf = NULL, *value;
+	unsigned n_devs = 0;
+	int rc = 0;
+
+	if (store_list(store, STORE_TX_NONE, path, &devs, &n_devs))
+		return 0;	/* it just went */
+	for (unsigned d = 0; d < n_devs; d++) {
+		free(leaf);
+		if (asprintf(&leaf, "%s/%s/state", path, devs[d]) < 0) {
+			leaf = NULL;
+			rc = -ENOMEM;
+			break;
+		}
+		if (store_read(store, STORE_TX_NONE, leaf, &value)) {
+			fprintf(f, "%s%s state unknown", d ? ", " : ": ", devs[d]);
+			continue;
+		}
+		fprintf(f, "%s%s %s", d ? ", " : ": ", devs[d], holders_xenbus_state(strtoul(value, NULL, 10)));
+		free(value);
+	}
+	free(leaf);
+	store_names_free(devs, n_devs);
+	return rc;
+}
+
+/* Backends left for DOMID, appended to F as "vif backend in domain 0
+ * (PATH: DEVID STATE, ...)"; *QDISK set if one is qdisk's. */
+static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found, bool *qdisk)
 {
 	char **doms = NULL, **types = NULL, *path = NULL, *value;
 	unsigned n_doms = 0, n_types = 0;
@@ -62,8 +113,13 @@ static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsign
 			if (store_read(store, STORE_TX_NONE, path, &value))
 				continue;
 			free(value);
-			fprintf(f, "%s%s backend in domain %s (%s)", (*found)++ ? ", " : "",
+			*qdisk = *qdisk || !strcmp(types[t], "qdisk");
+			fprintf(f, "%s%s backend in domain %s (%s", (*found)++ ? ", " : "",
 				types[t], doms[i], path);
+			rc = holders_devices(store, path, f);
+			if (rc)
+				goto out;
+			fputc(')', f);
 		}
 	}
 out:
@@ -90,14 +146,61 @@ static bool holders_maps_xen(const char *pid)
 	return found;
 }
 
-/* Processes other than us mapping Xen memory, appended to F. */
-static int holders_processes(FILE *f, unsigned *found)
+/* Read /proc/PID/LEAF (at most LEN - 1 bytes) into BUF, NULs in it
+ * turned to spaces unless RAW; "" if it cannot be read. */
+static void holders_read(const char *pid, const char *leaf, char *buf, size_t len)
 {
-	char path[300], comm[64], self[16];
-	struct dirent *entry;
+	char path[300];
+	size_t got = 0;
 	FILE *file;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", holders_proc_root, pid, leaf);
+	file = fopen(path, "re");
+	if (file) {
+		got = fread(buf, 1, len - 1, file);
+		fclose(file);
+	}
+	buf[got] = '\0';
+	for (size_t i = 0; i < got; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')
+			buf[i] = ' ';
+	while (got && buf[got - 1] == ' ')
+		buf[--got] = '\0';
+}
+
+/* Whether PID is stopped (SIGSTOP, a debugger): the state after its comm. */
+static bool holders_stopped(const char *pid)
+{
+	char stat[512], *p;
+
+	holders_read(pid, "stat", stat, sizeof(stat));
+	p = strrchr(stat, ')');
+	return p && (p[2] == 'T' || p[2] == 't');
+}
+
+/* The domain a QEMU's command line names (-xen-domid N); -1 if none. */
+static long holders_qemu_domid(const char *cmdline)
+{
+	const char *p = strstr(cmdline, "-xen-domid ");
+	char *end;
+	long domid;
+
+	if (!p)
+		return -1;
+	p += strlen("-xen-domid ");
+	domid = strtol(p, &end, 10);
+	return end > p ? domid : -1;
+}
+
+/* Processes other than us mapping Xen memory that may hold DOMID,
+ * appended to F; *RUNNING counts xenstored and xenconsoled left out. */
+static int holders_processes(uint32_t domid, bool qdisk, FILE *f, unsigned *found, unsigned *running)
+{
+	char comm[64], self[16], cmdline[HOLDERS_CMDLINE_MAX];
+	struct dirent *entry;
+	bool stopped, infra;
+	long qemu_domid;
 	DIR *dir;
-	size_t len;
 
 	dir = opendir(holders_proc_root);
 	if (!dir)
@@ -107,17 +210,25 @@ static int holders_processes(FILE *f, unsigned *found)
 		if (!isdigit((unsigned char)entry->d_name[0]) || !strcmp(entry->d_name, self) ||
 		    !holders_maps_xen(entry->d_name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/comm", holders_proc_root, entry->d_name);
-		comm[0] = '\0';
-		file = fopen(path, "re");
-		if (file) {
-			if (!fgets(comm, sizeof(comm), file))
-				comm[0] = '\0';
-			fclose(file);
+		holders_read(entry->d_name, "comm", comm, sizeof(comm));
+		holders_read(entry->d_name, "cmdline", cmdline, sizeof(cmdline));
+		stopped = holders_stopped(entry->d_name);
+		qemu_domid = holders_qemu_domid(cmdline);
+		if (qemu_domid >= 0 && qemu_domid != (long)domid && (qemu_domid != 0 || !qdisk))
+			continue;	/* another guest's device model, or an idle qdisk QEMU */
+		infra = !strcmp(comm, "xenstored") || !strcmp(comm, "oxenstored") ||
+			!strcmp(comm, "xenconsoled");
+		if (infra && !stopped) {
+			(*running)++;
+			continue;
 		}
-		len = strcspn(comm, "\n");
-		comm[len] = '\0';
 		fprintf(f, "%s%s %s", (*found)++ ? ", " : "", entry->d_name, comm[0] ? comm : "?");
+		if (qemu_domid == (long)domid)
+			fprintf(f, " (its device model: %s)", cmdline);
+		else if (qemu_domid == 0)
+			fprintf(f, " (dom0's qdisk backend: %s)", cmdline);
+		if (stopped)
+			fprintf(f, " (stopped%s)", infra ? ": it lets go of a dead domain only when it runs" : "");
 	}
 	closedir(dir);
 	return 0;
@@ -125,7 +236,8 @@ static int holders_processes(FILE *f, unsigned *found)
 
 int holders_describe(struct store *store, uint32_t domid, uint64_t pages, char **out)
 {
-	unsigned backends = 0, processes = 0;
+	unsigned backends = 0, processes = 0, running = 0;
+	bool qdisk = false;
 	char *text = NULL;
 	size_t size;
 	FILE *f;
@@ -135,13 +247,16 @@ int holders_describe(struct store *store, uint32_t domid, uint64_t pages, char *
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "%" PRIu64 " page%s held; backends: ", pages, pages == 1 ? "" : "s");
-	rc = holders_backends(store, domid, f, &backends);
+	rc = holders_backends(store, domid, f, &backends, &qdisk);
 	if (!rc) {
 		fprintf(f, "%s; dom0 processes with Xen mappings: ", backends ? "" : "none");
-		rc = holders_processes(f, &processes);
+		rc = holders_processes(domid, qdisk, f, &processes, &running);
 	}
 	if (!rc && !processes)
 		fputs("none", f);
+	if (!rc && running)
+		fputs(" (xenstored and xenconsoled run, and let go of a dead domain when they see it die: not suspects)",
+		      f);
 	if (!rc && !backends && !processes)
 		fputs(" (nothing dom0 can see: a driver domain's backend or a kernel thread may hold it)", f);
 	if (fclose(f)) {

@@ -18,6 +18,17 @@
  * holds too when it forks.  What those children inherit is not left to
  * the worker that forks them: worker.c empties their signal mask and
  * ignored signals, and every descriptor the daemon opens is close-on-exec.
+ *
+ * Each worker thread destroys through a libxl context of its own, made on
+ * its first teardown and kept until the thread ends.  libxl runs an
+ * operation's callbacks with its context lock held, and some of them
+ * block: devices_destroy_cb waits in flock(2) for the domain's userdata
+ * lock, for as long as another process holds it.  On a shared context
+ * every other worker's destroy, and the spare thread lent in its place,
+ * would queue behind that lock; with one context per thread, as with one
+ * `xl` process per teardown, only the teardown that waits waits.  libxl
+ * supports several contexts in a process (its SIGCHLD handler serves
+ * them all).  The main thread keeps the first context for what it asks.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -44,6 +55,9 @@ struct hv_xen {
 
 static pthread_mutex_t hv_xen_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t hv_xen_atfork_once = PTHREAD_ONCE_INIT;
+/* The calling worker's own libxl context (libxl_ctx_free at thread exit). */
+static pthread_key_t hv_xen_thread_ctx;
+static int hv_xen_thread_ctx_rc;
 
 static void hv_xen_call_begin(void)
 {
@@ -55,14 +69,39 @@ static void hv_xen_call_end(void)
 	pthread_mutex_unlock(&hv_xen_call_lock);
 }
 
+static void hv_xen_thread_ctx_free(void *ctx)
+{
+	libxl_ctx_free(ctx);
+}
+
 static void hv_xen_atfork_register(void)
 {
 	pthread_atfork(hv_xen_call_begin, hv_xen_call_end, hv_xen_call_end);
+	hv_xen_thread_ctx_rc = -pthread_key_create(&hv_xen_thread_ctx, hv_xen_thread_ctx_free);
 }
 
 static struct hv_xen *hv_xen_of(struct hv *hv)
 {
 	return (struct hv_xen *)hv;
+}
+
+/* The calling thread's libxl context, made on its first call. */
+static int hv_xen_worker_ctx(struct hv_xen *hx, libxl_ctx **out)
+{
+	libxl_ctx *ctx = pthread_getspecific(hv_xen_thread_ctx);
+	int rc;
+
+	if (!ctx) {
+		if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
+			return -EACCES;
+		rc = -pthread_setspecific(hv_xen_thread_ctx, ctx);
+		if (rc) {
+			libxl_ctx_free(ctx);
+			return rc;
+		}
+	}
+	*out = ctx;
+	return 0;
 }
 
 static int hv_xen_list(struct hv *hv, struct hv_domain **out, size_t *n_out)
@@ -140,7 +179,7 @@ static int hv_xen_errno(int libxl_rc)
  * toolstack's; its death is ours to handle).  -errno if it cannot be told.
  * On the worker: libxl takes the domain's userdata lock, which a teardown
  * of it by xl may hold for long. */
-static int hv_xen_dumps_core(struct hv_xen *hx, uint32_t domid, unsigned reason, bool *dumps)
+static int hv_xen_dumps_core(libxl_ctx *ctx, uint32_t domid, unsigned reason, bool *dumps)
 {
 	libxl_domain_config config;
 	libxl_action_on_shutdown action;
@@ -149,12 +188,12 @@ static int hv_xen_dumps_core(struct hv_xen *hx, uint32_t domid, unsigned reason,
 
 	*dumps = false;
 	libxl_domain_config_init(&config);
-	rc = libxl_userdata_retrieve(hx->ctx, domid, "libxl-json", &json, &len);
+	rc = libxl_userdata_retrieve(ctx, domid, "libxl-json", &json, &len);
 	if (rc || !len) {
 		rc = rc ? hv_xen_errno(rc) : 0;
 		goto out;
 	}
-	rc = libxl_domain_config_from_json(hx->ctx, &config, (const char *)json) ? -EINVAL : 0;
+	rc = libxl_domain_config_from_json(ctx, &config, (const char *)json) ? -EINVAL : 0;
 	if (rc)
 		goto out;
 	switch (reason) {
@@ -187,7 +226,12 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_U
 	bool dumps;
 	struct hv_xen *hx = hv_xen_of(hv);
 	xc_domaininfo_t info;
+	libxl_ctx *ctx;
 	int got, rc;
+
+	rc = hv_xen_worker_ctx(hx, &ctx);
+	if (rc)
+		return rc;
 
 	hv_xen_call_begin();
 	got = xc_domain_getinfolist(hx->xch, domid, 1, &info);
@@ -201,12 +245,12 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_U
 		return -ESTALE;
 	if ((flags & HV_DESTROY_UNLESS_TOOLSTACK_ACTS) && (info.flags & XEN_DOMINF_shutdown) &&
 	    !(info.flags & XEN_DOMINF_dying)) {
-		rc = hv_xen_dumps_core(hx, domid, (info.flags >> XEN_DOMINF_shutdownshift) &
+		rc = hv_xen_dumps_core(ctx, domid, (info.flags >> XEN_DOMINF_shutdownshift) &
 				       XEN_DOMINF_shutdownmask, &dumps);
 		if (rc || dumps)
 			return -EINPROGRESS;
 	}
-	return hv_xen_errno(libxl_domain_destroy(hx->ctx, domid, NULL));
+	return hv_xen_errno(libxl_domain_destroy(ctx, domid, NULL));
 }
 
 static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
@@ -399,6 +443,10 @@ int hv_xen_new(struct hv **out)
 		return -ENOMEM;
 	hx->base.ops = &hv_xen_ops;
 	pthread_once(&hv_xen_atfork_once, hv_xen_atfork_register);
+	if (hv_xen_thread_ctx_rc) {
+		free(hx);
+		return hv_xen_thread_ctx_rc;
+	}
 	/* libxl reports through this logger; errors only, the daemon logs the rest. */
 	hx->logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
 	hx->xch = xc_interface_open(NULL, NULL, 0);

@@ -19,6 +19,7 @@ static const char *const job_state_names[] = {
 	[JOB_QUEUED] = XENREAPER_JOB_QUEUED, [JOB_DESTROYING] = XENREAPER_JOB_DESTROYING,
 	[JOB_ZOMBIE] = XENREAPER_JOB_ZOMBIE, [JOB_SCRUBBING] = XENREAPER_JOB_SCRUBBING,
 	[JOB_DONE] = XENREAPER_JOB_DONE, [JOB_FAILED] = XENREAPER_JOB_FAILED,
+	[JOB_STUCK] = XENREAPER_JOB_STUCK,
 };
 
 static const char *const job_reason_names[] = {
@@ -153,7 +154,10 @@ static bool job_transition_allowed(enum job_state from, enum job_state to)
 		return to == JOB_DESTROYING || to == JOB_DONE || to == JOB_FAILED;
 	case JOB_DESTROYING:
 		return to == JOB_DONE || to == JOB_ZOMBIE || to == JOB_SCRUBBING ||
-		       to == JOB_FAILED || to == JOB_QUEUED;
+		       to == JOB_FAILED || to == JOB_QUEUED || to == JOB_STUCK;
+	case JOB_STUCK:
+		return to == JOB_DESTROYING || to == JOB_DONE || to == JOB_ZOMBIE ||
+		       to == JOB_SCRUBBING || to == JOB_FAILED || to == JOB_QUEUED;
 	case JOB_ZOMBIE:
 		return to == JOB_DONE || to == JOB_SCRUBBING || to == JOB_FAILED ||
 		       to == JOB_QUEUED;
@@ -185,10 +189,12 @@ int job_set_state(struct job *job, enum job_state to)
 	}
 	if (to == JOB_DONE)
 		job->pages_left = 0;
-	if (to != JOB_DESTROYING && to != JOB_ZOMBIE) {
+	if (to != JOB_DESTROYING && to != JOB_ZOMBIE && to != JOB_STUCK) {
 		job->eta_text[0] = '\0';	/* nothing left to count down */
 		job_set_held_by(job, NULL);	/* nothing holds it any more */
 	}
+	if (job->state == JOB_STUCK)
+		job_set_held_by(job, NULL);	/* what it waited on let go */
 	if (job_state_is_final(to) && to == JOB_FAILED)
 		job->rate_text[0] = '\0';
 	job->state = to;
@@ -258,7 +264,13 @@ bool job_set_pages_left(struct job *job, uint64_t pages)
 
 bool job_may_keep_pages(const struct job *job)
 {
-	return job->state == JOB_ZOMBIE || job->reason == JOB_REASON_ORPHAN;
+	return job->state == JOB_ZOMBIE || job->state == JOB_STUCK ||
+	       job->reason == JOB_REASON_ORPHAN;
+}
+
+int64_t job_still_since(const struct job *job)
+{
+	return job->fell_mono > job->submitted_mono ? job->fell_mono : job->submitted_mono;
 }
 
 bool job_pages_coming_back(const struct job *job, int64_t now)

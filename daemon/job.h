@@ -5,7 +5,8 @@
  *   queued -> destroying -> done
  *                        -> zombie -> done
  *                        -> scrubbing -> done      (sync scrub policy)
- *   any active state -> failed;  destroying/zombie -> queued (resume)
+ *                        -> stuck -> destroying, or wherever destroying goes
+ *   any active state -> failed;  destroying/zombie/stuck -> queued (resume)
  */
 #pragma once
 #include <stdbool.h>
@@ -23,6 +24,7 @@ enum job_state {
 	JOB_SCRUBBING,
 	JOB_DONE,
 	JOB_FAILED,
+	JOB_STUCK,	/* last, so the others keep their numbers */
 };
 
 enum job_reason {
@@ -52,7 +54,8 @@ struct job {
 	char *name;
 	char *pool;
 	char *error;
-	char *held_by;		/* a zombie: what may still hold its pages */
+	char *held_by;		/* a zombie: what may still hold its pages;
+				 * stuck: what its destroy waits on */
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;
@@ -81,6 +84,8 @@ struct job {
 	uint64_t pool_pages;	/* its paging pool, as memory.c last read it */
 	bool pool_read;		/* pool_pages has been read */
 	bool pool_none;		/* Xen keeps no pool for it (PV): never read again */
+	int64_t submitted_mono;	/* when its running destroy was handed to a worker */
+	int64_t described_mono;	/* stuck: when held-by was last worked out */
 };
 
 /* A new queued job for DOMID/UUID; NAME and POOL may be NULL. */
@@ -107,8 +112,8 @@ int job_fail(struct job *job, const char *fmt, ...) __attribute__((format(printf
 /* Set (or with NULL FMT clear) the sentence saying what is wrong while the
  * job goes on (a destroy to be retried); a final state keeps its own. */
 int job_set_error(struct job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Say what holds a zombie (HELD_BY, malloc'd, taken over; NULL clears);
- * true if it changed. */
+/* Say what holds a zombie, or what a stuck destroy waits on (HELD_BY,
+ * malloc'd, taken over; NULL clears); true if it changed. */
 bool job_set_held_by(struct job *job, char *held_by);
 /* Lower pages-left to PAGES; never raises it (progress is monotonic).
  * Returns true if it changed, and then stamps fell_mono/fell_wall. */
@@ -120,10 +125,14 @@ bool job_sample(struct job *job, int64_t now, uint64_t pages);
 /* Release rate over the whole run, in MiB/s, once the pages are back at
  * RELEASED_MONO; 0 if it cannot be told. */
 double job_mib_per_s(const struct job *job, int64_t released_mono);
+/* Monotonic ms since which a running destroy of JOB has shown no
+ * progress: its hand-off to the worker, or the last fall of its pages. */
+int64_t job_still_since(const struct job *job);
 /* Percent of pages released, 0..100. */
 unsigned job_progress(const struct job *job);
-/* A zombie's or an orphan's pages may never come back: they count as
- * coming back only while they still fall (last-release). */
+/* A zombie's, a stuck teardown's or an orphan's pages may never come
+ * back: they count as coming back only while they still fall
+ * (last-release). */
 bool job_may_keep_pages(const struct job *job);
 /* Whether JOB's pages count as coming back at monotonic ms NOW: always,
  * unless job_may_keep_pages, then only within XENREAPER_FALLING_MS of the

@@ -10,7 +10,10 @@
  * the libxl_domain_destroy calls already running to return, so libxl's
  * hotplug scripts and destroy child are never cut off and nothing they use
  * is freed under them; a second one exits at once, leaving those jobs
- * `destroying` in xenstore for the next start to resume.  A lost xenstored
+ * `destroying` in xenstore for the next start to resume.  A stuck teardown
+ * does not hold the stop, and one that stands still for
+ * REAPER_STOP_STUCK_MS while the daemon stops is stuck (reaper.h): the
+ * daemon exits with it left inside libxl, and its job resumes.  A lost xenstored
  * connection exits non-zero, for systemd to restart the daemon.
  */
 #include <errno.h>
@@ -276,11 +279,16 @@ static bool daemon_stop_signal(struct daemon *d, unsigned signo)
 		return true;
 	}
 	if (!busy) {
-		log_notice("signal %u: stopping", signo);
+		if (reaper_stuck(d->reaper))
+			log_notice("signal %u: stopping; %u stuck teardown(s) resume on restart", signo,
+				   reaper_stuck(d->reaper));
+		else
+			log_notice("signal %u: stopping", signo);
 		return true;
 	}
-	log_notice("signal %u: stopping once %u running teardown(s) end (the same signal "
-		   "again stops at once; they resume on restart)", signo, busy);
+	log_notice("signal %u: stopping once %u running teardown(s) end, or stand still for %d s "
+		   "(the same signal again stops at once; they resume on restart)", signo, busy,
+		   REAPER_STOP_STUCK_MS / 1000);
 	d->stopping = true;
 	sd_notify(0, "STOPPING=1");
 	reaper_stop(d->reaper);
@@ -346,8 +354,12 @@ static int daemon_run(struct daemon *d)
 		daemon_watchdog(d);
 		if (store_lost(d->store))
 			return -ENOTCONN;
-		if (d->stopping && !reaper_running(d->reaper))
+		if (d->stopping && !reaper_running(d->reaper)) {
+			if (reaper_stuck(d->reaper))
+				log_notice("stopping with %u stuck teardown(s) left to resume on restart",
+					   reaper_stuck(d->reaper));
 			return 0;
+		}
 		rc = timer_arm(d->timer_fd, daemon_next_deadline(d));
 		if (rc)
 			return rc;

@@ -24,7 +24,7 @@
 #include "metrics.h"
 
 #define N_REASONS (JOB_REASON_ORPHAN + 1)
-#define N_STATES (JOB_FAILED + 1)
+#define N_STATES (JOB_STUCK + 1)
 
 static const double metrics_buckets[] = { METRICS_DURATION_BUCKETS };
 #define N_BUCKETS (sizeof(metrics_buckets) / sizeof(*metrics_buckets))

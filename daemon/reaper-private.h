@@ -29,6 +29,8 @@ struct reaper {
 	uint32_t self_domid;
 	unsigned max_jobs;
 	unsigned in_worker;
+	unsigned n_stuck;	/* of those, stuck (state stuck) */
+	unsigned lent;		/* threads the pool lent for stuck ones, kept */
 	int64_t next_sample_mono;
 	unsigned published_active;
 	bool started;		/* the daemon nodes exist */
@@ -80,6 +82,10 @@ void reaper_transition(struct reaper *r, struct job *job, enum job_state to);
 void reaper_fail(struct reaper *r, struct job *job, const char *sentence);
 /* Measure the backlog with which a scrub probe is configured: 0 = never. */
 unsigned reaper_scrub_sources(const struct reaper *r);
+
+/* Whether the pool may take one more destroy: fewer than `jobs` running
+ * that are not stuck, and a thread for it. */
+bool reaper_may_start(const struct reaper *r);
 
 /* teardown.c: running jobs */
 /* Start as many queued jobs as the pool may take, each under the guard. */

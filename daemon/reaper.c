@@ -240,6 +240,18 @@ unsigned reaper_active_jobs(const struct reaper *r)
 	return n;
 }
 
+unsigned reaper_stuck(const struct reaper *r)
+{
+	return r->n_stuck;
+}
+
+bool reaper_may_start(const struct reaper *r)
+{
+	unsigned spare = r->n_stuck < r->lent ? r->n_stuck : r->lent;
+
+	return r->in_worker < r->max_jobs + spare;
+}
+
 unsigned reaper_busy(const struct reaper *r)
 {
 	return r->in_worker;
@@ -248,7 +260,7 @@ unsigned reaper_busy(const struct reaper *r)
 unsigned reaper_running(const struct reaper *r)
 {
 	int64_t now = clock_mono_ms();
-	unsigned n = r->in_worker;
+	unsigned n = r->in_worker - r->n_stuck;
 
 	for (struct job *job = r->jobs; job; job = job->next)
 		n += job->state == JOB_DESTROYING && job->settling && !job->in_worker &&
@@ -538,11 +550,12 @@ int64_t reaper_next_deadline(const struct reaper *r)
 			reaper_consider(&next, r->publish_failing.next_mono);
 		switch (job->state) {
 		case JOB_QUEUED:
-			if (!r->stopping && r->in_worker < r->max_jobs)
+			if (!r->stopping && reaper_may_start(r))
 				reaper_consider(&next, backoff_gate(hv, clock_mono_ms()));
 			break;
 		case JOB_DESTROYING:
 		case JOB_ZOMBIE:
+		case JOB_STUCK:
 			if (job->in_worker)
 				reaper_consider(&next, backoff_gate(hv, r->next_sample_mono));
 			else

@@ -23,6 +23,18 @@
 /* A destroy that fails on a live domain is tried this many times, backing
  * off as above, before the job ends failed. */
 #define REAPER_DESTROY_ATTEMPTS 10
+/* A stuck destroy keeps its worker thread; the pool lends one in its
+ * place, up to this many for the daemon's life (each a thread blocked in
+ * libxl, with its libxl context).  Beyond, stuck ones hold their slots. */
+#define REAPER_LEND_MAX 8
+/* While stopping, a running destroy standing still this long (or
+ * stuck-after, if shorter) is stuck, and the stop no longer waits for it:
+ * well inside systemd's default 90 s stop timeout, after which the whole
+ * unit, hotplug scripts included, would get SIGKILL. */
+#define REAPER_STOP_STUCK_MS 30000
+/* A stuck job's held-by is worked out again this often (the hotplug
+ * script's age, a lock that changed hands). */
+#define REAPER_STUCK_REFRESH_MS 5000
 /* Finished jobs kept in xenstore at most; beyond, the oldest finished go
  * first, whatever their retention. */
 #define REAPER_RETAIN_MAX 512
@@ -54,11 +66,13 @@ int reaper_start(struct reaper *r);
 void reaper_stop(struct reaper *r);
 /* Teardowns handed to the workers and not yet collected. */
 unsigned reaper_busy(const struct reaper *r);
-/* What a stop waits for: teardowns in a worker, and those whose destroy
- * returned with the domain not gone yet (for at most
+/* What a stop waits for: teardowns in a worker that are not stuck, and
+ * those whose destroy returned with the domain not gone yet (for at most
  * REAPER_ZOMBIE_SETTLE_MS, then they are zombies), so that their outcome
- * is published before the daemon exits. */
+ * is published before the daemon exits.  A stuck one is left to resume. */
 unsigned reaper_running(const struct reaper *r);
+/* Teardowns in a worker that are stuck (a stop does not wait for them). */
+unsigned reaper_stuck(const struct reaper *r);
 /* Drain xenstore watch events: new requests, domain births and deaths,
  * and our own tree removed from under us (it is put back). */
 int reaper_handle_store_events(struct reaper *r);

@@ -6,7 +6,11 @@
  * shows: gone (released: done, or scrubbing for a sync pool), dead but
  * still holding pages (a zombie, destroyed again with back-off), or alive
  * because the destroy failed (retried with back-off, failed after
- * REAPER_DESTROY_ATTEMPTS).  It does not create jobs (intake.c), decide
+ * REAPER_DESTROY_ATTEMPTS).  A destroy that stands still (it has not
+ * returned and its pages do not fall) for the policy's stuck-after is
+ * published stuck, with what it waits on (stuck.c), and the pool lends a
+ * thread in its place; it is neither aborted nor abandoned, and settles
+ * like any other when it returns.  It does not create jobs (intake.c), decide
  * when a tick runs what (reaper.c) or when to probe the scrub backlog
  * (scrub.c).
  */
@@ -20,6 +24,7 @@
 #include "log.h"
 #include "reaper-private.h"
 #include "scrub.h"
+#include "stuck.h"
 #include "worker.h"
 
 /* JOB's own domain in DOMAINS, or NULL if it is gone (its domid missing,
@@ -91,6 +96,7 @@ static bool teardown_submit(struct reaper *r, struct job *job)
 		return false;
 	}
 	job->in_worker = true;
+	job->submitted_mono = now;
 	r->in_worker++;
 	return true;
 }
@@ -179,6 +185,16 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
 	}
 }
 
+/* JOB's destroy, stuck, came back (it returned, or its pages fall again):
+ * destroying once more, and its slot is its own again. */
+static void teardown_unstick(struct reaper *r, struct job *job, const char *how)
+{
+	r->n_stuck--;
+	log_notice("domain %u (%s): its stuck teardown %s after %.1f s", job->domid, job->name, how,
+		   (clock_mono_ms() - job->submitted_mono) / 1000.0);
+	reaper_transition(r, job, JOB_DESTROYING);
+}
+
 void teardown_collect(struct reaper *r)
 {
 	const struct hv_domain *domains;
@@ -193,6 +209,8 @@ void teardown_collect(struct reaper *r)
 		if (!job || !job->in_worker)
 			continue;
 		job->in_worker = false;
+		if (job->state == JOB_STUCK)
+			teardown_unstick(r, job, "returned");
 		rc = reaper_domains(r, &domains, &n);
 		if (rc) {
 			/* Cannot tell what happened: look again with back-off. */
@@ -225,7 +243,7 @@ void teardown_start_queued(struct reaper *r)
 	size_t n = 0;
 	int rc;
 
-	for (struct job *job = r->jobs; job && r->in_worker < r->max_jobs; job = job->next) {
+	for (struct job *job = r->jobs; job && reaper_may_start(r); job = job->next) {
 		if (job->state != JOB_QUEUED)
 			continue;
 		if (!domains && reaper_domains(r, &domains, &n))
@@ -284,7 +302,7 @@ void teardown_retry(struct reaper *r, int64_t now)
 		/* Settled in its state, the destroy waits for a free worker
 		 * (reaper_next_deadline does not wake for it meanwhile: the
 		 * worker's return does), and none starts while stopping. */
-		if (r->stopping || r->in_worker >= r->max_jobs)
+		if (r->stopping || !reaper_may_start(r))
 			continue;
 		if (!d->dying)
 			log_info("domain %u (%s): teardown attempt %u of %u", job->domid, job->name,
@@ -301,7 +319,7 @@ int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, i
 		return -1;
 	/* Due already: only a worker can take it further, and a worker's
 	 * return wakes the loop by itself. */
-	if (backoff_due(&job->retry, now) && (r->stopping || r->in_worker >= r->max_jobs))
+	if (backoff_due(&job->retry, now) && (r->stopping || !reaper_may_start(r)))
 		return -1;
 	return job->retry.next_mono;
 }
@@ -311,9 +329,72 @@ bool teardown_needs_sampling(const struct reaper *r)
 	return r->in_worker > 0;
 }
 
+/* Work out what JOB's destroy, standing still since STILL_SINCE, waits on;
+ * true if held-by changed. */
+static bool teardown_describe_stuck(struct reaper *r, struct job *job, int64_t now, int64_t still_since)
+{
+	char *waits_on;
+	int rc;
+
+	job->described_mono = now;
+	rc = stuck_describe(r->store, job->domid, job->uuid_text, now - still_since, &waits_on);
+	if (rc) {
+		log_warning("domain %u: cannot tell what its teardown waits on: %s", job->domid,
+			    strerror(-rc));
+		return false;
+	}
+	return job_set_held_by(job, waits_on);
+}
+
+/* JOB's destroy runs: call it stuck once it has stood still for the
+ * policy's stuck-after (less while stopping), and say again now and then
+ * what it waits on; PAGES_FELL says the latest sample saw pages fall. */
+static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now, bool pages_fell)
+{
+	int64_t bound = r->policy->stuck_after_ms, still_since = job_still_since(job);
+	int rc;
+
+	if (job->state == JOB_STUCK) {
+		if (pages_fell)
+			teardown_unstick(r, job, "releases pages again");
+		else if (now - job->described_mono >= REAPER_STUCK_REFRESH_MS &&
+			 teardown_describe_stuck(r, job, now, still_since) &&
+			 reaper_publish_job(r, job, false))
+			log_warning("domain %u: could not publish held-by; trying again with back-off", job->domid);
+		return;
+	}
+	if (r->stopping && bound > REAPER_STOP_STUCK_MS)
+		bound = REAPER_STOP_STUCK_MS;
+	if (job->state != JOB_DESTROYING || now - still_since < bound)
+		return;
+	teardown_describe_stuck(r, job, now, still_since);
+	r->n_stuck++;
+	log_warning("domain %u (%s) is stuck: %s", job->domid, job->name,
+		    job->held_by ? job->held_by : "its destroy has not returned");
+	reaper_transition(r, job, JOB_STUCK);
+	if (r->n_stuck <= r->lent)
+		return;
+	if (r->lent >= REAPER_LEND_MAX) {
+		log_warning("%u teardowns are stuck and %u threads were lent for them already: "
+			    "this one holds its slot", r->n_stuck, r->lent);
+		return;
+	}
+	rc = worker_pool_lend(r->pool);
+	if (rc) {
+		log_warning("cannot start a thread in place of the stuck teardown of domain %u: %s",
+			    job->domid, strerror(-rc));
+		return;
+	}
+	r->lent++;
+	log_info("a thread more for the teardowns while that of domain %u is stuck (%u lent)",
+		 job->domid, r->lent);
+}
+
 void teardown_sample(struct reaper *r)
 {
 	const struct hv_domain *domains, *d;
+	int64_t now = clock_mono_ms();
+	uint64_t before;
 	size_t n;
 
 	if (reaper_domains(r, &domains, &n))
@@ -322,8 +403,10 @@ void teardown_sample(struct reaper *r)
 		if (!job->in_worker)
 			continue;
 		d = teardown_own_domain(job, domains, n);
-		if (job_sample(job, clock_mono_ms(), d ? d->tot_pages : 0))
+		before = job->pages_left;
+		if (job_sample(job, now, d ? d->tot_pages : 0))
 			teardown_publish_progress(r, job);
+		teardown_check_stuck(r, job, now, job->pages_left < before);
 	}
 }
 

@@ -5,6 +5,10 @@
  * eventfd.  Workers touch nothing else: all xenstore writes and state
  * changes happen on the main thread.  The pool size bounds parallel
  * teardowns; it does not schedule or prioritise them (reaper.c does).
+ * A destroy that does not return keeps its thread (nothing can take a
+ * thread back out of libxl); the reaper may have the pool lend another in
+ * its place (worker_pool_lend), and those threads then stay, idle, until
+ * the pool is freed: their number is the reaper's bound.
  *
  * Workers block every signal but SIGCHLD; the processes they fork (libxl's
  * destroy child, the hotplug scripts) do not inherit that: every child of
@@ -46,7 +50,7 @@ struct worker_pool {
 	bool stopping;
 	int event_fd;
 	unsigned n_threads;
-	pthread_t *threads;
+	pthread_t *threads;	/* grown by the main thread only */
 };
 
 static void worker_item_append(struct worker_item ***tail, struct worker_item *item)
@@ -163,10 +167,35 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* One more thread.  Workers take no signals but SIGCHLD, which libxl needs
+ * for its destroy child; the main thread's signalfd handles the rest.
+ * Their children do not keep this mask (worker_child_reset_signals). */
+static int worker_pool_grow(struct worker_pool *pool)
+{
+	pthread_t *threads;
+	sigset_t all, old;
+	int rc;
+
+	threads = realloc(pool->threads, (pool->n_threads + 1) * sizeof(*threads));
+	if (!threads)
+		return -ENOMEM;
+	pool->threads = threads;
+	sigfillset(&all);
+	sigdelset(&all, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = -pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return rc;
+	/* So that top -H and /proc/PID/task/N/comm tell them apart. */
+	pthread_setname_np(pool->threads[pool->n_threads], "xr-teardown");
+	pool->n_threads++;
+	return 0;
+}
+
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 {
 	struct worker_pool *pool;
-	sigset_t all, old;
 	int rc;
 
 	if (threads == 0)
@@ -183,32 +212,30 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
 	pool->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pool->threads = calloc(threads, sizeof(*pool->threads));
-	if (pool->event_fd < 0 || !pool->threads) {
-		rc = pool->event_fd < 0 ? -errno : -ENOMEM;
+	if (pool->event_fd < 0) {
+		rc = -errno;
 		worker_pool_free(pool);
 		return rc;
 	}
-	/* Workers take no signals but SIGCHLD, which libxl needs for its
-	 * destroy child; the main thread's signalfd handles the rest.  Their
-	 * children do not keep this mask (worker_child_reset_signals). */
-	sigfillset(&all);
-	sigdelset(&all, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (unsigned i = 0; i < threads; i++) {
-		rc = -pthread_create(&pool->threads[i], NULL, worker_main, pool);
+		rc = worker_pool_grow(pool);
 		if (rc) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			worker_pool_free(pool);
 			return rc;
 		}
-		pool->n_threads++;
-		/* So that top -H and /proc/PID/task/N/comm tell them apart. */
-		pthread_setname_np(pool->threads[i], "xr-teardown");
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	*out = pool;
 	return 0;
+}
+
+int worker_pool_lend(struct worker_pool *pool)
+{
+	return worker_pool_grow(pool);
+}
+
+unsigned worker_pool_threads(const struct worker_pool *pool)
+{
+	return pool->n_threads;
 }
 
 int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],

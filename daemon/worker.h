@@ -17,6 +17,12 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
  * once. */
 int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
 		       enum job_priority priority, unsigned flags);
+/* One thread more, for good: a teardown that does not return keeps its
+ * own, and the caller, which bounds how often it lends, may then submit
+ * one more at once. */
+int worker_pool_lend(struct worker_pool *pool);
+/* Threads the pool has (lent ones included). */
+unsigned worker_pool_threads(const struct worker_pool *pool);
 /* Polls readable while finished teardowns wait to be collected. */
 int worker_pool_fd(const struct worker_pool *pool);
 /* Collect one finished teardown: its domid and hv_destroy's result.

@@ -42,6 +42,7 @@ static bool freemem_in_flight(const struct xenreaper_status *st)
 	case XENREAPER_STATE_QUEUED:
 	case XENREAPER_STATE_DESTROYING:
 	case XENREAPER_STATE_ZOMBIE:
+	case XENREAPER_STATE_STUCK:
 		return true;
 	default:
 		return false;
@@ -50,7 +51,8 @@ static bool freemem_in_flight(const struct xenreaper_status *st)
 
 bool freemem_may_keep_pages(const struct xenreaper_status *st)
 {
-	return st->state == XENREAPER_STATE_ZOMBIE || !strcmp(st->reason, XENREAPER_REASON_ORPHAN);
+	return st->state == XENREAPER_STATE_ZOMBIE || st->state == XENREAPER_STATE_STUCK ||
+	       !strcmp(st->reason, XENREAPER_REASON_ORPHAN);
 }
 
 bool freemem_still_falling(int64_t last_release_ms, int64_t now_ms)

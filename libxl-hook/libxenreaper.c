@@ -103,6 +103,7 @@ static const char *const xr_state_names[] = {
 	[XENREAPER_STATE_DONE] = "done",
 	[XENREAPER_STATE_FAILED] = "failed",
 	[XENREAPER_STATE_UNKNOWN] = "unknown",
+	[XENREAPER_STATE_STUCK] = "stuck",
 };
 
 static void xr_clear(struct xenreaper *h)
@@ -301,8 +302,8 @@ static int xr_job_eta(struct xenreaper *h, xs_transaction_t t, uint32_t domid,
 
 static enum xenreaper_state xr_state_parse(const char *name)
 {
-	for (unsigned i = XENREAPER_STATE_QUEUED; i < XENREAPER_STATE_UNKNOWN; i++)
-		if (!strcmp(xr_state_names[i], name))
+	for (unsigned i = XENREAPER_STATE_QUEUED; i <= XENREAPER_STATE_STUCK; i++)
+		if (i != XENREAPER_STATE_UNKNOWN && !strcmp(xr_state_names[i], name))
 			return i;
 	return XENREAPER_STATE_UNKNOWN;
 }
@@ -772,7 +773,7 @@ const char *xenreaper_strerror(int err)
 
 const char *xenreaper_state_name(enum xenreaper_state state)
 {
-	if ((unsigned)state > XENREAPER_STATE_UNKNOWN)
+	if ((unsigned)state > XENREAPER_STATE_STUCK)
 		state = XENREAPER_STATE_UNKNOWN;
 	return xr_state_names[state];
 }
@@ -1341,7 +1342,8 @@ static int xr_mark_stuck(struct xenreaper *h, xs_transaction_t t, struct xenreap
 	for (size_t i = 0; i < n; i++) {
 		/* Not for finished jobs: hundreds may be kept. */
 		if ((jobs[i].state != XENREAPER_STATE_QUEUED && jobs[i].state != XENREAPER_STATE_DESTROYING &&
-		     jobs[i].state != XENREAPER_STATE_ZOMBIE) || !freemem_may_keep_pages(&jobs[i]))
+		     jobs[i].state != XENREAPER_STATE_ZOMBIE && jobs[i].state != XENREAPER_STATE_STUCK) ||
+		    !freemem_may_keep_pages(&jobs[i]))
 			continue;
 		rc = xr_job_time(h, t, jobs[i].domid, "last-release", &last);
 		if (rc)

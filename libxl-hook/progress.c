@@ -220,6 +220,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		switch (st->state) {
 		case XENREAPER_STATE_DESTROYING:
 		case XENREAPER_STATE_ZOMBIE:
+		case XENREAPER_STATE_STUCK:
 			progress_plain_pace(st, pace, sizeof(pace));
 			snprintf(buf, len, "domain %u: %s %u%% (%" PRIu64 " MiB left%s)%s", st->domid,
 				 st->state_name, st->progress, progress_mib(st->pages_left), pace, down);
@@ -262,6 +263,11 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		snprintf(buf, len, "domain %u: zombie: dead but %" PRIu64
 			 " MiB still referenced; xenreaperd retries%s", st->domid,
 			 progress_mib(st->pages_left), down);
+		break;
+	case XENREAPER_STATE_STUCK:
+		snprintf(buf, len, "domain %u: stuck: its teardown waits, %" PRIu64
+			 " MiB left (`xenreaper status %u` says on what)%s", st->domid,
+			 progress_mib(st->pages_left), st->domid, down);
 		break;
 	case XENREAPER_STATE_QUEUED:
 		snprintf(buf, len, "domain %u: queued, waiting for a free teardown slot%s",

@@ -200,6 +200,11 @@ static void cli_status_summary(const struct xenreaper_status *st, char *buf, siz
 		snprintf(buf, len, "zombie: dead but %" PRIu64 " MiB still referenced; xenreaperd retries",
 			 progress_mib(st->pages_left));
 		break;
+	case XENREAPER_STATE_STUCK:
+		snprintf(buf, len, "stuck: its teardown has not returned and nothing came back for a while "
+			 "(%" PRIu64 " of %" PRIu64 " MiB left); it goes on if what it waits on lets go",
+			 progress_mib(st->pages_left), progress_mib(st->pages_total));
+		break;
 	case XENREAPER_STATE_SCRUBBING:
 		snprintf(buf, len, "scrubbing, %" PRIu64 " MiB left to scrub",
 			 progress_mib(st->scrub_pages));
@@ -250,7 +255,8 @@ static void cli_print_status(const struct xenreaper_status *st)
 		printf("  time left   %s\n", rate);
 	}
 	if (st->held_by[0])
-		printf("  held by     %s\n", CLI_TEXT(text, st->held_by));
+		printf("  %s  %s\n", st->state == XENREAPER_STATE_STUCK ? "waiting on" : "held by   ",
+		       CLI_TEXT(text, st->held_by));
 	if (st->scrub_pages)
 		printf("  to scrub    %" PRIu64 " MiB\n", progress_mib(st->scrub_pages));
 	cli_time(when, sizeof(when), st->requested_ms);
@@ -371,7 +377,8 @@ static int cli_list(struct xenreaper *h, const struct cli_args *c)
 		if (st->state == XENREAPER_STATE_FAILED && st->error[0])
 			printf("%5s  failed: %s\n", "", CLI_TEXT(text, st->error));
 		if (st->held_by[0])
-			printf("%5s  held by: %s\n", "", CLI_TEXT(text, st->held_by));
+			printf("%5s  %s: %s\n", "", st->state == XENREAPER_STATE_STUCK ? "waiting on" : "held by",
+			       CLI_TEXT(text, st->held_by));
 	}
 	if (!running)
 		cli_note_daemon_down();

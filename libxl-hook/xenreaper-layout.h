@@ -45,6 +45,10 @@
 #define XENREAPER_JOB_SCRUBBING  "scrubbing"
 #define XENREAPER_JOB_DONE       "done"
 #define XENREAPER_JOB_FAILED     "failed"
+/* A destroy that has not returned, its pages standing still, for the
+ * policy's stuck-after: held-by says what it waits on.  It goes back to
+ * destroying when its pages fall, and ends as any teardown does. */
+#define XENREAPER_JOB_STUCK      "stuck"
 
 /* job/<domid>/reason */
 #define XENREAPER_REASON_REQUEST  "request"

@@ -45,6 +45,10 @@ enum xenreaper_state {
 	XENREAPER_STATE_DONE,
 	XENREAPER_STATE_FAILED,
 	XENREAPER_STATE_UNKNOWN,	/* a state this library does not know */
+	XENREAPER_STATE_STUCK,		/* its destroy has not returned, nothing released,
+					 * for the policy's stuck-after; held_by says on
+					 * what it waits (after UNKNOWN: the values above
+					 * keep their numbers) */
 };
 
 /* One teardown, as xenreaperd publishes it under /tool/xenreaper/job/<domid>
@@ -74,7 +78,8 @@ struct xenreaper_status {
 	int stalled;			/* 1: xenreaperd says nothing came back for a while */
 	int64_t requested_ms, started_ms, finished_ms;
 	char error[512];		/* why, when state is failed; else "" */
-	char held_by[512];		/* a zombie: what in dom0 may hold its pages; else "" */
+	char held_by[512];		/* a zombie: what in dom0 may hold its pages; stuck:
+					 * what its destroy waits on; else "" */
 	int daemon_running;		/* xenreaperd was running when this was read */
 };
 

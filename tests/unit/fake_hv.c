@@ -23,6 +23,7 @@ struct fake_domain {
 	uint64_t zombie_pages;
 	bool failing;
 	bool dumps_core;	/* its toolstack dumps its core on its shutdown */
+	bool held;		/* its destroys wait for fake_hv_release_domain */
 	unsigned destroy_calls;
 	bool has_pool;		/* an HVM or PVH guest's paging pool */
 	uint64_t pool_pages;
@@ -135,7 +136,8 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	}
 	while (fh->hold && fh->hold_ms <= 0)
 		pthread_cond_wait(&fh->released, &fh->lock);
-	fd = fh_find(fh, domid);
+	while ((fd = fh_find(fh, domid)) && fd->held)
+		pthread_cond_wait(&fh->released, &fh->lock);
 	rc = inject_call(&fh->inject, FAKE_HV_DESTROY);
 	if (rc) {
 		/* failed before it touched the domain */
@@ -381,6 +383,19 @@ void fake_hv_hold(struct hv *hv)
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 
+void fake_hv_hold_domain(struct hv *hv, uint32_t domid, bool held)
+{
+	struct fake_hv *fh = fh_of(hv);
+	struct fake_domain *fd;
+
+	pthread_mutex_lock(&fh->lock);
+	fd = fh_find(fh, domid);
+	if (fd)
+		fd->held = held;
+	pthread_cond_broadcast(&fh->released);
+	pthread_mutex_unlock(&fh->lock);
+}
+
 void fake_hv_hold_for(struct hv *hv, int ms)
 {
 	pthread_mutex_lock(&fh_of(hv)->lock);
@@ -393,6 +408,8 @@ void fake_hv_release(struct hv *hv)
 {
 	pthread_mutex_lock(&fh_of(hv)->lock);
 	fh_of(hv)->hold = false;
+	for (unsigned i = 0; i < fh_of(hv)->n; i++)
+		fh_of(hv)->doms[i].held = false;
 	pthread_cond_broadcast(&fh_of(hv)->released);
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }

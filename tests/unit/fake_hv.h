@@ -29,9 +29,13 @@ void fake_hv_make_failing(struct hv *hv, uint32_t domid);
 /* DOMID's toolstack dumps its core on its shutdown: an automatic destroy
  * (HV_DESTROY_UNLESS_TOOLSTACK_ACTS) of it shut down gives -EINPROGRESS. */
 void fake_hv_dumps_core(struct hv *hv, uint32_t domid);
-/* Destroy calls block until fake_hv_release (to look at a job mid-flight). */
+/* Destroy calls block until fake_hv_release (to look at a job mid-flight),
+ * which also ends every fake_hv_hold_domain. */
 void fake_hv_hold(struct hv *hv);
 void fake_hv_release(struct hv *hv);
+/* With HELD, destroys of DOMID alone block (a teardown that does not
+ * return) until called again without. */
+void fake_hv_hold_domain(struct hv *hv, uint32_t domid, bool held);
 /* Like fake_hv_hold, but each held destroy goes on by itself after MS of
  * real time (a teardown that takes a while, with nobody to release it). */
 void fake_hv_hold_for(struct hv *hv, int ms);

@@ -53,6 +53,7 @@ static void test_defaults(void)
 	is_int(cfg->jobs, 1, "default jobs = 1");
 	is_int(cfg->retention_ms, 600000, "default retention = 10m");
 	is_int(cfg->progress_interval_ms, 250, "default progress-interval = 250ms");
+	is_int(cfg->stuck_after_ms, 30000, "default stuck-after = 30s");
 	is_int(cfg->scrub_probe, CONFIG_PROBE_AUTO, "default scrub-probe = auto");
 	is_int(cfg->scrub_probe_interval_ms, 1000, "default scrub-probe-interval = 1s");
 	is_int(cfg->n_protect, 0, "default protect is empty");
@@ -123,7 +124,7 @@ static void test_shipped(void)
 	for (const char *s = opened; s && (s = strstr(s, "\n")); s++)
 		if (s[1] >= 'a' && s[1] <= 'z')
 			keys++;
-	is_int(keys, 13, "the shipped file documents all 13 keys");
+	is_int(keys, 14, "the shipped file documents all 14 keys");
 	rc = opened ? parse_text(opened, "uncommented", &all, &errs) : -ENOMEM;
 	is_int(rc, 0, "every documented key uncommented still parses");
 	print_errors(&errs);
@@ -157,6 +158,7 @@ static void test_good_full(void)
 	is_int(cfg->jobs, 4, "jobs");
 	is_int(cfg->retention_ms, 3600000, "retention");
 	is_int(cfg->progress_interval_ms, 100, "progress-interval");
+	is_int(cfg->stuck_after_ms, 120000, "stuck-after");
 	is_int(cfg->scrub_probe, CONFIG_PROBE_HEAP_DUMP, "scrub-probe");
 	is_int(cfg->scrub_probe_interval_ms, 2000, "scrub-probe-interval");
 	is_int(cfg->log_level, LOG_DEBUG, "log-level");

@@ -201,8 +201,8 @@ static void test_held_by(void)
 	is_str(bed_node(&b, 30, "state"), "zombie", "a zombie");
 	held = bed_node(&b, 30, "held-by");
 	ok(held && strstr(held, "7 pages held"), "held-by says how many pages are held (%s)", held ? held : "-");
-	ok(held && strstr(held, "vbd backend in domain 0 (/local/domain/0/backend/vbd/30)"),
-	   "  names the backend left for it");
+	ok(held && strstr(held, "vbd backend in domain 0 (/local/domain/0/backend/vbd/30: 51712 Closed)"),
+	   "  names the backend left for it, with its device's state");
 	ok(held && !strstr(held, "vif"), "  and not another domain's backend");
 	ok(held && strstr(held, "1234 xbtool") && strstr(held, "1400 qemu"),
 	   "  names the processes with Xen mappings, by pid and name");
