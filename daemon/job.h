@@ -53,6 +53,7 @@ struct job {
 	char *pool;
 	char *error;
 	char *held_by;		/* a zombie: what may still hold its pages */
+	struct leftovers *leftovers;	/* its devices before the destroy (leftovers.h) */
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;
