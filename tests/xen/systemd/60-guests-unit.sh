@@ -1,0 +1,20 @@
+# Real guests (issue 16) under the daemon's own unit: each kind torn down
+# by plain `xl destroy` and by `xl destroy --async --wait` with xenreaperd
+# running from units/xenreaperd.service (DevicePolicy=closed, the reduced
+# capabilities, ProtectSystem=strict), compared as in guests/common.inc:
+# what the sandbox stops a hotplug script or libxl from doing shows here.
+. $XB_LIB
+. $XB_SRC/tests/xen/guests/common.inc
+xb_backends
+LOG_MARK() { journalctl -q -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'; }
+LOG_SINCE() { journalctl -q --after-cursor "$1" -o cat --no-pager 2>/dev/null; }
+xb_check "a volume group on a loop-backed physical volume" xb_lvm xbvg $W/pv.img 64
+base=$(xb_free_pages)
+xb_check "systemctl start xenreaperd" systemctl start xenreaperd.service
+WAYS="xl daemon"
+for k in ${XB_GUEST_KINDS:-net-phy file file-tmp lvm booted vfb qdisk}; do run_kind $k; done
+systemctl stop xenreaperd.service
+xb_wait_memory $base "every guest's memory is back"
+[ $XB_FAILED -eq 0 ] || { tail -n 40 /var/log/xen/xen-hotplug.log | sed 's/^/XQTAP #   hotplug: /';
+	journalctl -u xenreaperd -o cat --no-pager | tail -n 30 | sed 's/^/XQTAP #   daemon: /'; }
+xb_done
