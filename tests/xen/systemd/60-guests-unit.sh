@@ -11,6 +11,11 @@ LOG_SINCE() { journalctl -q --after-cursor "$1" -o cat --no-pager 2>/dev/null; }
 xb_check "a volume group on a loop-backed physical volume" xb_lvm xbvg $W/pv.img 64
 base=$(xb_free_pages)
 xb_check "systemctl start xenreaperd" systemctl start xenreaperd.service
+# What the unit's mount namespace makes of /tmp (PrivateTmp=no under
+# ProtectSystem=strict): the host's, to see an image in, read-only.
+pid=$(systemctl show -p MainPID --value xenreaperd.service)
+xb_check "under the unit, the host's /tmp is visible" nsenter -t $pid -m test -x $W/vif-probe
+xb_check "  and read-only" nsenter -t $pid -m sh -c "! touch $W/written 2>/dev/null"
 WAYS="xl daemon"
 for k in ${XB_GUEST_KINDS:-net-phy file file-tmp lvm booted vfb qdisk}; do run_kind $k; done
 systemctl stop xenreaperd.service
