@@ -28,6 +28,8 @@
 
 /* The signal mask bit of SIGKILL (signal n is bit n - 1). */
 #define LEFTOVERS_SIGKILL_BIT (1ULL << 8)
+/* The kernel's PF_EXITING in /proc/PID/stat's flags: killed, on its way out. */
+#define LEFTOVERS_PF_EXITING 0x4u
 
 struct leftovers_dev {
 	char *backend;		/* /local/domain/0/backend/TYPE/DOMID/DEV */
@@ -108,12 +110,14 @@ static long leftovers_ifindex(const char *name)
 }
 
 /* Process PID as it is now: its start time and whether it still lives
- * (not a zombie, and no SIGKILL pending: libxl's kill is on its way).
- * False if there is no such process. */
+ * (not a zombie, not exiting, and no SIGKILL pending: libxl's kill of a
+ * device model does not wait for it to die).  False if there is no such
+ * process. */
 static bool leftovers_process(long pid, unsigned long long *start, bool *living)
 {
 	char path[256], line[1024], *p;
 	unsigned long long pending;
+	unsigned flags;
 	char state;
 	FILE *f;
 
@@ -122,10 +126,10 @@ static bool leftovers_process(long pid, unsigned long long *start, bool *living)
 		return false;
 	/* comm may hold spaces and parentheses: fields resume after the last ')'. */
 	p = strrchr(line, ')');
-	if (!p || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-			 &state, start) != 2)
+	if (!p || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %u %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+			 &state, &flags, start) != 3)
 		return false;
-	*living = state != 'Z' && state != 'X';
+	*living = state != 'Z' && state != 'X' && !(flags & LEFTOVERS_PF_EXITING);
 	snprintf(path, sizeof(path), "%s/%ld/status", leftovers_proc_root, pid);
 	f = fopen(path, "re");
 	if (!f)

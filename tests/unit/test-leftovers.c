@@ -179,6 +179,10 @@ static void test_backend_vif_dm(void)
 	leftovers_check(s, snap, &left);
 	ok(left == NULL, "  nor a zombie device model");
 	free(left);
+	put(proc_root, "4242/stat", "4242 (qemu-system-i38) R 1 4242 4242 0 -1 4194564 1 0 0 0 1 1 0 0 20 0 1 0 777 1 1");
+	leftovers_check(s, snap, &left);
+	ok(left == NULL, "  nor one exiting (PF_EXITING), its SIGKILL taken");
+	free(left);
 	put(proc_root, "4242/stat", "4242 (other) S 1 4242 4242 0 -1 4194560 1 0 0 0 1 1 0 0 20 0 1 0 999 1 1");
 	leftovers_check(s, snap, &left);
 	ok(left == NULL, "  nor another process given the same pid");

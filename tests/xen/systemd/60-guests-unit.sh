@@ -1,3 +1,4 @@
+# xenbench: hap
 # Real guests (issue 16) under the daemon's own unit: each kind torn down
 # by plain `xl destroy` and by `xl destroy --async --wait` with xenreaperd
 # running from units/xenreaperd.service (DevicePolicy=closed, the reduced
@@ -17,7 +18,7 @@ pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_check "under the unit, the host's /tmp is visible" nsenter -t $pid -m test -x $W/vif-probe
 xb_check "  and read-only" nsenter -t $pid -m sh -c "! touch $W/written 2>/dev/null"
 WAYS="xl daemon"
-for k in ${XB_GUEST_KINDS:-net-phy file file-tmp lvm booted vfb qdisk}; do run_kind $k; done
+for k in ${XB_GUEST_KINDS:-net-phy file file-tmp vif-probe lvm booted vfb qdisk hvm}; do run_kind $k; done
 systemctl stop xenreaperd.service
 xb_wait_memory $base "every guest's memory is back"
 [ $XB_FAILED -eq 0 ] || { tail -n 40 /var/log/xen/xen-hotplug.log | sed 's/^/XQTAP #   hotplug: /';
