@@ -4,6 +4,8 @@
 # running from units/xenreaperd.service (DevicePolicy=closed, the reduced
 # capabilities, ProtectSystem=strict), compared as in guests/common.inc:
 # what the sandbox stops a hotplug script or libxl from doing shows here.
+# The kinds vfb, qdisk and hvm (see common.inc) are not in the default
+# list: not yet run on real Xen; XB_GUEST_KINDS='vfb qdisk hvm' tries them.
 . $XB_LIB
 . $XB_SRC/tests/xen/guests/common.inc
 xb_backends
@@ -18,7 +20,7 @@ pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_check "under the unit, the host's /tmp is visible" nsenter -t $pid -m test -x $W/vif-probe
 xb_check "  and read-only" nsenter -t $pid -m sh -c "! touch $W/written 2>/dev/null"
 WAYS="xl daemon"
-for k in ${XB_GUEST_KINDS:-net-phy file file-tmp file-fail vif-probe lvm booted vfb qdisk hvm}; do run_kind $k; done
+for k in ${XB_GUEST_KINDS:-net-phy file file-tmp file-fail vif-probe lvm booted}; do run_kind $k; done
 
 # The unit as it was (PrivateTmp=yes): Debian's block script cannot see an
 # image under /tmp, leaves its loop device attached and exits 0; the job
