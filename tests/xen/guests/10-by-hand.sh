@@ -1,4 +1,3 @@
-# xenbench: hap
 # Real guests (issue 16), each kind torn down by plain `xl destroy`, by the
 # daemon started by hand (`xl destroy --async --wait` through the front)
 # and by the teardown floor, compared: see guests/common.inc for the kinds

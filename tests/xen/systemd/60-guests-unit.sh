@@ -1,4 +1,3 @@
-# xenbench: hap
 # Real guests (issue 16) under the daemon's own unit: each kind torn down
 # by plain `xl destroy` and by `xl destroy --async --wait` with xenreaperd
 # running from units/xenreaperd.service (DevicePolicy=closed, the reduced
