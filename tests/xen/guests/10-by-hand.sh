@@ -1,7 +1,7 @@
 # Real guests (issue 16), each kind torn down by plain `xl destroy`, by the
 # daemon started by hand (`xl destroy --async --wait` through the front)
 # and by the teardown floor, compared: see guests/common.inc for the kinds
-# and what is compared.  XB_GUEST_KINDS chooses kinds (default: all).
+# and what is compared.  XB_GUEST_KINDS chooses kinds.
 # The kinds vfb, qdisk and hvm (see common.inc) are not in the default
 # list: not yet run on real Xen; XB_GUEST_KINDS='vfb qdisk hvm' tries them.
 . $XB_LIB
