@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "job.h"
 #include "layout.h"
+#include "leftovers.h"
 
 static const char *const job_state_names[] = {
 	[JOB_QUEUED] = XENREAPER_JOB_QUEUED, [JOB_DESTROYING] = XENREAPER_JOB_DESTROYING,
@@ -144,6 +145,7 @@ void job_free(struct job *job)
 	free(job->pool);
 	free(job->error);
 	free(job->held_by);
+	leftovers_free(job->leftovers);
 	free(job);
 }
 

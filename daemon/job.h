@@ -56,6 +56,7 @@ struct job {
 	char *error;
 	char *held_by;		/* a zombie: what may still hold its pages;
 				 * stuck: what its destroy waits on */
+	struct leftovers *leftovers;	/* its devices before the destroy (leftovers.h) */
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;

@@ -17,10 +17,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "holders.h"
+#include "leftovers.h"
 #include "log.h"
 #include "reaper-private.h"
 #include "scrub.h"
@@ -44,6 +46,29 @@ static void teardown_publish_progress(struct reaper *r, struct job *job)
 		job->dirty = true;
 }
 
+/* What JOB's destroy left of the devices recorded before it: named in
+ * its error node (the job still ends done: the domain and its memory are
+ * gone, as under a plain `xl destroy`, which says it only on stderr). */
+static void teardown_check_leftovers(struct reaper *r, struct job *job)
+{
+	char *left;
+	int rc;
+
+	if (!job->leftovers)
+		return;
+	rc = leftovers_check(r->store, job->leftovers, &left);
+	if (rc)
+		log_warning("domain %u (%s): cannot tell what its teardown left behind: %s", job->domid,
+			    job->name, strerror(-rc));
+	else if (left) {
+		log_warning("domain %u (%s): %s", job->domid, job->name, left);
+		job_set_error(job, "%s", left);
+		free(left);
+	}
+	leftovers_free(job->leftovers);
+	job->leftovers = NULL;
+}
+
 /* JOB's domain is gone and its pages are back in the heap.  Deferred: done.
  * Sync: scrubbing, until its share of the backlog drains (or at once if
  * the backlog cannot be measured). */
@@ -54,6 +79,7 @@ static void teardown_released(struct reaper *r, struct job *job)
 
 	job_set_pages_left(job, 0);
 	job_set_error(job, NULL);
+	teardown_check_leftovers(r, job);
 	job->released_mono = clock_mono_ms();
 	if (job->state != JOB_QUEUED && job->pages_at_start) {
 		/* In the manner of libxc's show_transfer_rate. */
@@ -264,6 +290,10 @@ void teardown_start_queued(struct reaper *r)
 			reaper_fail(r, job, sentence);
 			continue;
 		}
+		/* Before libxl removes them: what the destroy should take away. */
+		if (!job->leftovers && (rc = leftovers_snapshot(r->store, job->domid, &job->leftovers)))
+			log_warning("domain %u (%s): cannot record all its devices (%s): what its teardown leaves may go unnoticed",
+				    job->domid, job->name, strerror(-rc));
 		if (!teardown_submit(r, job))
 			return;
 		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;

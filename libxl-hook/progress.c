@@ -382,6 +382,10 @@ int progress_finish(struct progress *p, int rc, const char *why_raw)
 		else
 			fprintf(p->out, "%s: done\n", p->label);
 		fflush(p->out);
+		/* The domain is gone, but something of it is not (what xl
+		 * would print as libxl's errors, and exit 0 as well). */
+		if (error[0])
+			progress_error(p, "%s: warning: %s", p->label, error);
 		return PROGRESS_EXIT_OK;
 	case -EIO:
 		if (!p->quiet)

@@ -188,3 +188,81 @@ xb_emit() {
 		NR % 40 == 0 { system("sleep 0.05") }	# let the UART keep up
 		END { print "XQCSV-END " n " " NR }' "$2"
 }
+
+# --- Real guests (issue 16): the devices admins give their guests.
+XB_BRIDGE=xenbr0
+# xb_backends: the dom0 backends and the bridge vifs join (Debian's
+# vif-bridge adds each vif to it), made if missing.
+xb_backends() {
+	for _xb_m in loop xen-blkback xen-netback bridge; do modprobe $_xb_m 2>/dev/null; done
+	ip link show $XB_BRIDGE >/dev/null 2>&1 || ip link add $XB_BRIDGE type bridge
+	ip link set $XB_BRIDGE up
+}
+# xb_syslog: a syslog daemon for the hotplug scripts' `logger` lines when
+# there is no journal (without systemd nothing listens on /dev/log).
+xb_syslog() {
+	[ -S /dev/log ] && return 0
+	busybox syslogd -n -O /tmp/syslog.log -s 4096 &
+	# A guard for a syslogd that never binds, not a measure: it takes
+	# under a second.
+	_xb_end=$(($(date +%s) + 30))
+	until [ -S /dev/log ]; do
+		[ $(date +%s) -ge $_xb_end ] && return 1
+		sleep 0.1
+	done
+}
+# xb_lvm VG FILE MIB: a volume group VG on a loop-backed physical volume of
+# MIB on FILE.  LVM_SYSTEM_DIR keeps its backups off the read-only root, and
+# with no udev in dom0 lvm makes its own device nodes.
+xb_lvm() {
+	mkdir -p /tmp/lvm && export LVM_SYSTEM_DIR=/tmp/lvm
+	cat > /tmp/lvm/lvm.conf <<EOC
+backup { backup = 0 archive = 0 }
+activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }
+devices { obtain_device_list_from_udev = 0 }
+global { use_lvmlockd = 0 }
+EOC
+	truncate -s ${3}M $2 && _xb_pv=$(losetup -f --show $2) &&
+		pvcreate -q $_xb_pv >/dev/null && vgcreate -q $1 $_xb_pv >/dev/null
+}
+# xb_front_initrd: an initramfs whose init loads blkfront and netfront (the
+# dom0 kernel's own modules: guests boot that kernel) and then idles, so
+# that the guest's disk and vif connect.
+xb_front_initrd() {
+	_xb_k=$(uname -r)
+	if [ ! -f /tmp/xb-fronts.cpio.gz ]; then
+		rm -rf /tmp/xb-fronts.d; mkdir -p /tmp/xb-fronts.d/bin /tmp/xb-fronts.d/lib
+		cp /bin/busybox /tmp/xb-fronts.d/bin/busybox
+		for _xb_m in xen-blkfront xen-netfront; do
+			cp "$(modinfo -n $_xb_m)" /tmp/xb-fronts.d/lib/ || return 1
+		done
+		printf '#!/bin/busybox sh\n/bin/busybox --install -s /bin\nexport PATH=/bin\n%s\n' \
+			'for m in /lib/*.ko*; do insmod $m; done; echo fronts loaded; while :; do sleep 3600; done' \
+			> /tmp/xb-fronts.d/init
+		chmod +x /tmp/xb-fronts.d/init
+		(cd /tmp/xb-fronts.d && find . | cpio -o -H newc 2>/dev/null | gzip -1) > /tmp/xb-fronts.cpio.gz
+	fi
+	echo /tmp/xb-fronts.cpio.gz
+}
+# xb_leftovers DOMID [IMAGE]: what is left in dom0 of domain DOMID after
+# its teardown, one line per kind of thing and nothing when nothing is,
+# with DOMID written D so that two teardowns' lists compare as text: its
+# backend directories (by type), its domain directory, its interfaces and
+# bridge ports, the loop devices on IMAGE, its device-model processes.
+xb_leftovers() {
+	_xb_b=$(for _xb_t in $(xenstore-list /local/domain/0/backend 2>/dev/null); do
+		xenstore-list /local/domain/0/backend/$_xb_t/$1 >/dev/null 2>&1 && echo $_xb_t; done | tr '\n' ' ')
+	[ -n "$_xb_b" ] && echo "backends in xenstore: $_xb_b"
+	xenstore-list /local/domain/$1 >/dev/null 2>&1 && echo "its /local/domain/D directory"
+	_xb_i=$(ls /sys/class/net | grep "^vif$1\." | sed "s/^vif$1\./vifD./" | tr '\n' ' ')
+	[ -n "$_xb_i" ] && echo "interfaces: $_xb_i"
+	_xb_i=$(ls /sys/class/net/$XB_BRIDGE/brif 2>/dev/null | grep "^vif$1\." | sed "s/^vif$1\./vifD./" | tr '\n' ' ')
+	[ -n "$_xb_i" ] && echo "ports on $XB_BRIDGE: $_xb_i"
+	if [ -n "${2:-}" ]; then
+		_xb_i=$(losetup -j $2 | wc -l)
+		[ $_xb_i -gt 0 ] && echo "loop devices on its image: $_xb_i"
+	fi
+	_xb_i=$(pgrep -f -- "-xen-domid $1( |\$)" | wc -l)
+	[ $_xb_i -gt 0 ] && echo "device-model processes: $_xb_i"
+	return 0
+}
