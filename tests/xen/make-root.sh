@@ -38,14 +38,22 @@ packages="linux-image-amd64 xenstore-utils libxen-dev
 	busybox-static cpio kmod xz-utils gzip psmisc procps iproute2 bridge-utils
 	strace valgrind curl ca-certificates
 	build-essential autoconf automake libtool pkg-config
-	libinih-dev libsystemd-dev mandoc systemd systemd-sysv debhelper lintian"
+	libinih-dev libsystemd-dev mandoc systemd systemd-sysv debhelper lintian
+	clang llvm prometheus"
 
-# The suite's Xen: Debian names its packages by Xen's major.minor.
+# The suite's Xen (Debian names its packages by Xen's major.minor), and
+# the clang whose sanitizer runtimes the unit suite's sub-builds link.
 xen_of_suite() {
 	case $1 in
 	bookworm) echo 4.17 ;;
 	trixie) echo 4.20 ;;
 	*) return 1 ;;
+	esac
+}
+clang_rt_of_suite() {
+	case $1 in
+	bookworm) echo libclang-rt-14-dev ;;
+	trixie) echo libclang-rt-19-dev ;;
 	esac
 }
 
@@ -63,7 +71,7 @@ make_root() {
 	xenv=$(xen_of_suite "$suite") || die "no Xen version known for suite '$suite' (known: bookworm 4.17, trixie 4.20)"
 	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run scripts/install-deps"
 	mirror=$(host_mirror) || die "no Debian mirror found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-	all="xen-hypervisor-$xenv-amd64 xen-utils-$xenv $(echo $packages)"
+	all="xen-hypervisor-$xenv-amd64 xen-utils-$xenv $(clang_rt_of_suite "$suite") $(echo $packages)"
 	want="suite=$suite mirror=$mirror xen=$xenv packages=$all"
 	if [ -f "$dir/.xenreaper-root" ] && [ "$(cat "$dir/.xenreaper-root")" = "$want" ]; then
 		echo "make-root.sh: $dir is a $suite root already (Xen $xenv, from $mirror): reused"
