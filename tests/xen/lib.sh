@@ -202,7 +202,7 @@ xb_backends() {
 # there is no journal (without systemd nothing listens on /dev/log).
 xb_syslog() {
 	[ -S /dev/log ] && return 0
-	busybox syslogd -n -O /tmp/syslog.log -s 4096 &
+	busybox syslogd -n -O /tmp/syslog.log &
 	# A guard for a syslogd that never binds, not a measure: it takes
 	# under a second.
 	_xb_end=$(($(date +%s) + 30))
