@@ -266,3 +266,7 @@ xb_leftovers() {
 	[ $_xb_i -gt 0 ] && echo "device-model processes: $_xb_i"
 	return 0
 }
+
+# xenbench --env XB_TRACE=1: every scenario's commands on the console, for
+# a scenario that stops saying anything.
+[ "${XB_TRACE:-0}" = 1 ] && set -x
