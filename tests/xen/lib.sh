@@ -269,4 +269,12 @@ xb_leftovers() {
 
 # xenbench --env XB_TRACE=1: every scenario's commands on the console, for
 # a scenario that stops saying anything.
-[ "${XB_TRACE:-0}" = 1 ] && set -x
+# With it, every 60 s, what runs in dom0 and the hotplug scripts' log.
+if [ "${XB_TRACE:-0}" = 1 ]; then
+	set -x
+	# Not a job of the scenario's shell, which may `wait` for its own.
+	( ( set +x; while sleep 60; do
+		ps -eo pid,ppid,etimes,stat,wchan:20,args | awk '$6 !~ /^\[/' | sed 's/^/XQ-PS /'
+		tail -n 5 /var/log/xen/xen-hotplug.log 2>/dev/null | sed 's/^/XQ-HP /'
+	done ) & )
+fi
