@@ -1,5 +1,5 @@
 #!/bin/sh
-# make check's real-Xen suite, fourth boot: real guests (vifs on a bridge,
+# make check-guests: real guests (vifs on a bridge,
 # loop, image, LVM and qdisk disks, a device model, booted front-ends),
 # each kind torn down by xl, by the daemon started by hand and by the
 # teardown floor, compared (tests/xen/guests/).  XENBENCH=no skips it.
