@@ -51,9 +51,9 @@ held_by_matches() {
 }
 
 base=$(xb_free_pages)
-xb_guest stuck-lock 64 > $W/a.domid & xb_guest stuck-next 64 > $W/b.domid & wait
+xb_guest stuck-lock 96 > $W/a.domid & xb_guest stuck-next 96 > $W/b.domid & wait
 a=$(cat $W/a.domid) b=$(cat $W/b.domid)
-xb_check "two 64 MiB guests created" test -n "$a" -a -n "$b"
+xb_check "two 96 MiB guests created" test -n "$a" -a -n "$b"
 xb_daemon_start -c $W/policy.conf || { xb_not_ok "xenreaperd starts"; xb_done; }
 
 # --- 1. libxl's domain lock held by another process
@@ -119,7 +119,7 @@ remove)	sleep 600 & echo \$! > $W/sleep.pid; echo \$\$ > $W/script.pid; wait ;;
 esac
 EOF
 chmod +x $W/slow-block
-c=$(xb_guest stuck-script 64 "disk = [ 'script=$W/slow-block,vdev=xvda,access=rw,target=$loop' ]") ||
+c=$(xb_guest stuck-script 96 "disk = [ 'script=$W/slow-block,vdev=xvda,access=rw,target=$loop' ]") ||
 	{ xb_not_ok "create a guest whose disk's script sleeps on remove"; xb_done; }
 t0=$(xb_ms)
 xb_request $c
@@ -148,7 +148,7 @@ grep -E "slow-block|killing execution" /var/log/xen/xen-hotplug.log $XB_DAEMON_L
 losetup -d $loop
 
 # --- 3. a stop does not wait for a stuck teardown; it resumes on restart
-e=$(xb_guest stuck-stop 64) || { xb_not_ok "create a guest for the stop"; xb_done; }
+e=$(xb_guest stuck-stop 96) || { xb_not_ok "create a guest for the stop"; xb_done; }
 lock_domain $e
 xb_request $e
 xb_is "$(xb_wait_node $XB_ROOT/job/$e/state stuck 90)" stuck "domain $e, its lock held, reads stuck"

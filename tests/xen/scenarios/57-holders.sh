@@ -21,8 +21,8 @@ dm_pid() { xb_read /local/domain/$1/image/device-model-pid; }
 
 base=$(xb_free_pages)
 # Two framebuffer guests, so that one QEMU is not the only suspect.
-xb_guest dm-stopped 64 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/a.domid 2> $W/a.err &
-xb_guest dm-other 64 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/b.domid 2> $W/b.err &
+xb_guest dm-stopped 96 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/a.domid 2> $W/a.err &
+xb_guest dm-other 96 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/b.domid 2> $W/b.err &
 wait
 a=$(cat $W/a.domid) b=$(cat $W/b.domid)
 xb_check "two PV guests with a vfb created" test -n "$a" -a -n "$b"
@@ -65,7 +65,7 @@ xl destroy dm-other > $W/xl.out 2>&1
 xb_is $? 0 "plain xl destroy of the other guest"
 
 # --- 2. xenconsoled stopped while a guest is torn down
-c=$(xb_guest console-held 64) || { xb_not_ok "create a guest"; xb_done; }
+c=$(xb_guest console-held 96) || { xb_not_ok "create a guest"; xb_done; }
 cons=$(pgrep -x xenconsoled | head -1)
 xb_check "xenconsoled runs (pid $cons)" test -n "$cons"
 kill -STOP $cons
