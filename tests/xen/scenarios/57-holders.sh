@@ -1,6 +1,9 @@
 # Zombies with real holders, on real Xen (issue 16, section 2):
 #  1. A PV guest with a framebuffer (vfb), for which libxl starts a
-#     device-model QEMU in dom0 (Debian's qemu-system-xen), the QEMU
+#     device-model QEMU in dom0 (Debian's qemu-system-xen), booted with
+#     the dom0 kernel, whose fbfront (built in) makes the QEMU map its framebuffer (a paused guest's
+#     QEMU maps nothing, and its domain went at once, QEMU stopped or not:
+#     seen on the first run), the QEMU
 #     stopped with SIGSTOP: libxl's SIGHUP stays pending, the QEMU keeps
 #     its mappings of the guest and its vfb/vkbd backends do not close.
 #     The job must say so: held-by names that QEMU by pid and command line
@@ -21,12 +24,19 @@ dm_pid() { xb_read /local/domain/$1/image/device-model-pid; }
 
 base=$(xb_free_pages)
 # Two framebuffer guests, so that one QEMU is not the only suspect.
-xb_guest dm-stopped 96 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/a.domid 2> $W/a.err &
-xb_guest dm-other 96 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/b.domid 2> $W/b.err &
+initrd=$(xb_front_initrd)
+xb_guest_booting dm-stopped 96 "$initrd" 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/a.domid 2> $W/a.err &
+xb_guest_booting dm-other 96 "$initrd" 'vfb = [ "vnc=1,vnclisten=127.0.0.1" ]' > $W/b.domid 2> $W/b.err &
 wait
 a=$(cat $W/a.domid) b=$(cat $W/b.domid)
 xb_check "two PV guests with a vfb created" test -n "$a" -a -n "$b"
 [ -n "$a" ] && [ -n "$b" ] || { sed 's/^/XQTAP #   | /' $W/a.err $W/b.err; xb_done; }
+# Under emulation a kernel boots in tens of seconds; the bound is a guard
+# for one whose fbfront never connects.
+for d in $a $b; do
+	s=$(xb_wait_node /local/domain/0/backend/vfb/$d/0/state 4 300)
+	xb_is "$s" 4 "domain $d's fbfront connected (vfb backend state 4): its QEMU maps the framebuffer"
+done
 qa=$(dm_pid $a) qb=$(dm_pid $b)
 xb_check "libxl started a device model for each (pids $qa, $qb)" sh -c "kill -0 $qa && kill -0 $qb"
 xb_note "  $(tr '\0' ' ' < /proc/$qa/cmdline | cut -c1-200)"
