@@ -124,21 +124,21 @@ static void test_escaping_and_gap(void)
 
 	metrics_new(1700000000000, &m);
 	metrics_configure(m, path, "/etc/xen/a \"quoted\\\" name\n.conf");
-	ok(!metrics_render(m, NULL, &scrub, &text) &&
+	ok(!metrics_render(m, NULL, &scrub, NULL, &text) &&
 	   has(text, "policy=\"/etc/xen/a \\\"quoted\\\\\\\" name\\n.conf\"} 1"),
 	   "label values escape quote, backslash and newline");
 	ok(has(text, "xen_teardown_scrub_backlog_pages{node=\"all\",source=\"heap-dump\"} 5\n"),
 	   "a figure without nodes is node=\"all\"");
 	free(text);
 	unlink(path);
-	metrics_update(m, NULL, &scrub, 100000);
+	metrics_update(m, NULL, &scrub, NULL, 100000);
 	ok(stat(path, &st) == 0, "written at once the first time");
 	unlink(path);
 	scrub.pages = 6;
-	metrics_update(m, NULL, &scrub, 100500);
+	metrics_update(m, NULL, &scrub, NULL, 100500);
 	ok(stat(path, &st) < 0 && metrics_next_deadline(m) == 101000,
 	   "a change within a second waits for the gap");
-	metrics_update(m, NULL, &scrub, 101000);
+	metrics_update(m, NULL, &scrub, NULL, 101000);
 	ok(stat(path, &st) == 0 && metrics_next_deadline(m) < 0, "  and is written then");
 	metrics_free(m);
 }
