@@ -59,6 +59,9 @@ xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid" "  which publishes daemon/pid"
 xb_check "the policy is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' xenreaper | grep -q ' /etc/xen/xenreaper.conf '"
 xb_check "the man pages are installed" test -f /usr/share/man/man8/xenreaperd.8.gz -a -f /usr/share/man/man1/xenreaper.1.gz \
 	-a -f /usr/share/man/man5/xenreaper.conf.5.gz -a -f /usr/share/man/man7/xenreaper-xenstore.7.gz
+rules=/usr/share/xenreaper/prometheus/xenreaper.rules.yml
+xb_check "the Prometheus alerting rules are installed, and promtool accepts them" \
+	sh -c "test -f $rules && { ! command -v promtool >/dev/null || promtool check rules $rules >/dev/null; }"
 
 # --- the front: plain xl, pass-through and destroy --async
 xl info > /tmp/front-info.out 2>&1
