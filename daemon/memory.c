@@ -14,8 +14,9 @@
  * them nowhere.  The same reading gives Xen's outstanding claims, kept for
  * the metrics (not published in xenstore): a claim made on a domain that
  * then died is never given back before Xen 4.22, and what is left once the
- * teardowns are over shows it.  Updated while anything is in flight, once more when the
- * last of it ends, then left alone: an idle daemon makes no call at all.
+ * teardowns are over shows it.  Updated while anything is in flight, once
+ * more when the last of it ends, then left alone: an idle daemon makes no
+ * call at all.
  * It does not decide what is in flight (reaper.c does) nor measure the
  * backlog (scrub.c).
  */

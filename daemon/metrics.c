@@ -9,10 +9,13 @@
  * the job list, the scrub figure and the memory reading at each render.
  * Ages are given as timestamps, not as seconds since: the file is not
  * rewritten while nothing changes, and a timestamp stays true in it.
- * Guest names and domids are never labels: cardinality stays bounded.  The file is
- * written beside itself and renamed over, only when the text changed and
- * at most once per METRICS_MIN_GAP_MS, and not at all while the daemon is
- * idle (nothing renders then).  It does not serve HTTP; node_exporter does.
+ * Guest names and domids are never labels: cardinality stays bounded.
+ * The file is written beside itself and renamed over, only when the text
+ * changed and at most once per METRICS_MIN_GAP_MS, and not at all while
+ * the daemon is idle (nothing renders then).  While a teardown releases
+ * pages the releasing figure changes, so a file left unchanged with
+ * teardowns under way means a daemon that stopped (the alerting rules
+ * rely on it).  It does not serve HTTP; node_exporter does.
  */
 #include <errno.h>
 #include <fcntl.h>
