@@ -43,9 +43,9 @@ int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	return hv->ops->scrub_probe(hv, sources, out);
 }
 
-int hv_free_pages(struct hv *hv, uint64_t *pages)
+int hv_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
 {
-	return hv->ops->free_pages(hv, pages);
+	return hv->ops->free_pages(hv, pages, outstanding);
 }
 
 int hv_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages)

@@ -54,7 +54,7 @@ struct hv_ops {
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
-	int (*free_pages)(struct hv *hv, uint64_t *pages);
+	int (*free_pages)(struct hv *hv, uint64_t *pages, uint64_t *outstanding);
 	int (*paging_pool)(struct hv *hv, uint32_t domid, uint64_t *pages);
 	void (*free)(struct hv *hv);
 };
@@ -88,8 +88,10 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
  * bits, physinfo tried first) that gives a figure; -ENODATA if none does. */
 int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
 /* Free pages in the hypervisor's heap (on 4.17 freed-but-unscrubbed
- * pages count as free: the allocator scrubs them when it hands them out). */
-int hv_free_pages(struct hv *hv, uint64_t *pages);
+ * pages count as free: the allocator scrubs them when it hands them out),
+ * and in *OUTSTANDING the pages claimed for domains and not yet given to
+ * them (physinfo outstanding_pages), from one and the same reading. */
+int hv_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding);
 /* Pages of DOMID's paging pool (shadow or HAP, the p2m included), which
  * Xen allocates without an owner, so they are not in tot_pages and come
  * back to the free pool when it tears the domain down (before its own

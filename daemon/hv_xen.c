@@ -358,7 +358,7 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	return -ENODATA;
 }
 
-static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
+static int hv_xen_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
 {
 	xc_physinfo_t info = { 0 };
 	int rc;
@@ -369,6 +369,7 @@ static int hv_xen_free_pages(struct hv *hv, uint64_t *pages)
 	if (rc)
 		return rc;
 	*pages = info.free_pages;
+	*outstanding = info.outstanding_pages;
 	return 0;
 }
 

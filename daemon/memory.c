@@ -11,8 +11,12 @@
  * the new guest's need counts that pool too.  A zombie's or an orphan's
  * pages may never come back, so they count only while they still fall.
  * IOMMU page tables of a passthrough guest are not counted: Xen reports
- * them nowhere.  Updated while anything is in flight, once more when the
- * last of it ends, then left alone: an idle daemon makes no call at all.
+ * them nowhere.  The same reading gives Xen's outstanding claims, kept for
+ * the metrics (not published in xenstore): a claim made on a domain that
+ * then died is never given back before Xen 4.22, and what is left once the
+ * teardowns are over shows it.  Updated while anything is in flight, once
+ * more when the last of it ends, then left alone: an idle daemon makes no
+ * call at all.
  * It does not decide what is in flight (reaper.c does) nor measure the
  * backlog (scrub.c).
  */
@@ -38,6 +42,7 @@ struct memory {
 	bool published;		/* the values below are in xenstore */
 	uint64_t free, releasing, scrub_pending;
 	bool have_scrub;
+	struct memory_snapshot last;	/* the last reading, published or not */
 };
 
 int memory_new(struct store *store, struct hv *hv, struct memory **out)
@@ -110,14 +115,17 @@ static int memory_write(struct memory *m, const char *leaf, uint64_t value)
 int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool have_scrub,
 		  uint64_t scrub_pending)
 {
-	uint64_t free_pages;
+	uint64_t free_pages, outstanding;
 	int rc;
 
 	if (!in_flight && !m->was_in_flight)
 		return 0;
-	rc = hv_free_pages(m->hv, &free_pages);
+	rc = hv_free_pages(m->hv, &free_pages, &outstanding);
 	if (rc)
 		return rc;
+	m->last = (struct memory_snapshot){ .have_figure = true, .free_pages = free_pages,
+					    .releasing_pages = releasing,
+					    .outstanding_pages = outstanding };
 	if (!m->published || free_pages != m->free)
 		rc = memory_write(m, "free", free_pages);
 	if (!rc && (!m->published || releasing != m->releasing))
@@ -137,4 +145,9 @@ int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool hav
 	m->published = true;
 	m->was_in_flight = in_flight;
 	return 0;
+}
+
+void memory_snapshot(const struct memory *m, struct memory_snapshot *out)
+{
+	*out = m->last;
 }

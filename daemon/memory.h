@@ -30,3 +30,14 @@ int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool hav
 		  uint64_t scrub_pending);
 /* Our tree was removed: publish everything again at the next update. */
 void memory_forget(struct memory *m);
+
+/* The figures of the last reading memory_update made. */
+struct memory_snapshot {
+	bool have_figure;		/* false until the first reading */
+	uint64_t free_pages;
+	uint64_t releasing_pages;	/* what it was given with that reading */
+	uint64_t outstanding_pages;	/* claimed for domains, not yet theirs */
+};
+
+/* The last reading into *OUT (OUT->have_figure false before the first). */
+void memory_snapshot(const struct memory *m, struct memory_snapshot *out);

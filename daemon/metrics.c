@@ -2,13 +2,20 @@
  * metrics: renders the daemon's figures as Prometheus text (exposition
  * format 0.0.4) and keeps node_exporter's textfile up to date.  Counters
  * (teardowns by reason and result, pages released, a duration histogram)
- * accumulate from the daemon's start; gauges (jobs by state, the scrub
- * backlog per NUMA node, when it was probed, the daemon's identity) are
- * read from the job list and the scrub figure at each render.  Guest names
- * and domids are never labels: cardinality stays bounded.  The file is
- * written beside itself and renamed over, only when the text changed and
- * at most once per METRICS_MIN_GAP_MS, and not at all while the daemon is
- * idle (nothing renders then).  It does not serve HTTP; node_exporter does.
+ * accumulate from the daemon's start; gauges (jobs by state, when the
+ * oldest job of each state and the oldest orphan were requested, the scrub
+ * backlog per NUMA node with its time to drain, when it was probed, Xen's
+ * free, releasing and claimed pages, the daemon's identity) are read from
+ * the job list, the scrub figure and the memory reading at each render.
+ * Ages are given as timestamps, not as seconds since: the file is not
+ * rewritten while nothing changes, and a timestamp stays true in it.
+ * Guest names and domids are never labels: cardinality stays bounded.
+ * The file is written beside itself and renamed over, only when the text
+ * changed and at most once per METRICS_MIN_GAP_MS, and not at all while
+ * the daemon is idle (nothing renders then).  While a teardown releases
+ * pages the releasing figure changes, so a file left unchanged with
+ * teardowns under way means a daemon that stopped (the alerting rules
+ * rely on it).  It does not serve HTTP; node_exporter does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,8 +131,96 @@ static void metrics_head(FILE *f, const char *name, const char *type, const char
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* Wall-clock ms as Prometheus seconds, to the millisecond. */
+static void metrics_seconds(FILE *f, int64_t wall_ms)
+{
+	fprintf(f, "%" PRId64 ".%03" PRId64 "\n", wall_ms / 1000, wall_ms % 1000);
+}
+
+/* When the oldest unfinished job in each state, and the oldest unfinished
+ * orphan, was requested (adopted): how long teardowns have been at it, on
+ * the clock of the duration histogram. */
+static void metrics_render_oldest(FILE *f, const struct job *jobs)
+{
+	int64_t oldest[N_STATES] = { 0 }, orphan = 0;
+	bool any = false;
+
+	for (const struct job *job = jobs; job; job = job->next) {
+		if (job_state_is_final(job->state) || !job->requested_wall)
+			continue;
+		if (!oldest[job->state] || job->requested_wall < oldest[job->state])
+			oldest[job->state] = job->requested_wall;
+		if (job->reason == JOB_REASON_ORPHAN && (!orphan || job->requested_wall < orphan))
+			orphan = job->requested_wall;
+		any = true;
+	}
+	if (any)
+		metrics_head(f, "xen_teardown_oldest_timestamp_seconds", "gauge",
+			     "When the oldest unfinished job in each state was requested (or adopted), in seconds since the epoch.");
+	for (int state = 0; state < N_STATES; state++) {
+		if (!oldest[state])
+			continue;
+		fprintf(f, "xen_teardown_oldest_timestamp_seconds{state=\"%s\"} ", job_state_name(state));
+		metrics_seconds(f, oldest[state]);
+	}
+	if (!orphan)
+		return;
+	metrics_head(f, "xen_teardown_oldest_orphan_timestamp_seconds", "gauge",
+		     "When the oldest unfinished orphan (a dead domain left behind) was adopted, in seconds since the epoch.");
+	fputs("xen_teardown_oldest_orphan_timestamp_seconds ", f);
+	metrics_seconds(f, orphan);
+}
+
+static void metrics_render_scrub(FILE *f, const struct scrub_snapshot *scrub)
+{
+	bool any_drain = !scrub->n_nodes && scrub->drain_s >= 0;
+
+	metrics_head(f, "xen_teardown_scrub_backlog_pages", "gauge",
+		     "Freed pages Xen has not scrubbed yet, by NUMA node, when last probed.");
+	if (!scrub->n_nodes) {
+		fputs("xen_teardown_scrub_backlog_pages{node=\"all\",source=", f);
+		metrics_label(f, scrub->source);
+		fprintf(f, "} %" PRIu64 "\n", scrub->pages);
+	}
+	for (unsigned n = 0; n < scrub->n_nodes; n++) {
+		fprintf(f, "xen_teardown_scrub_backlog_pages{node=\"%u\",source=", n);
+		metrics_label(f, scrub->source);
+		fprintf(f, "} %" PRIu64 "\n", scrub->node_pages[n]);
+		any_drain |= scrub->node_drain_s[n] >= 0;
+	}
+	if (!any_drain)
+		return;
+	metrics_head(f, "xen_teardown_scrub_drain_seconds", "gauge",
+		     "Time the scrub backlog of each NUMA node needs at the rate learnt for that node, as of the last probe.");
+	if (!scrub->n_nodes) {
+		fputs("xen_teardown_scrub_drain_seconds{node=\"all\",source=", f);
+		metrics_label(f, scrub->source);
+		fprintf(f, "} %.3f\n", scrub->drain_s);
+	}
+	for (unsigned n = 0; n < scrub->n_nodes; n++) {
+		if (scrub->node_drain_s[n] < 0)
+			continue;
+		fprintf(f, "xen_teardown_scrub_drain_seconds{node=\"%u\",source=", n);
+		metrics_label(f, scrub->source);
+		fprintf(f, "} %.3f\n", scrub->node_drain_s[n]);
+	}
+}
+
+static void metrics_render_memory(FILE *f, const struct memory_snapshot *mem)
+{
+	metrics_head(f, "xen_teardown_free_pages", "gauge",
+		     "Xen's free 4 KiB pages, as last read (while teardowns were in flight and once after).");
+	fprintf(f, "xen_teardown_free_pages %" PRIu64 "\n", mem->free_pages);
+	metrics_head(f, "xen_teardown_releasing_pages", "gauge",
+		     "4 KiB pages the teardowns under way were still to give back to Xen, at that reading.");
+	fprintf(f, "xen_teardown_releasing_pages %" PRIu64 "\n", mem->releasing_pages);
+	metrics_head(f, "xen_teardown_outstanding_claim_pages", "gauge",
+		     "4 KiB pages claimed for domains and not yet allocated to them (physinfo outstanding_pages), at that reading.");
+	fprintf(f, "xen_teardown_outstanding_claim_pages %" PRIu64 "\n", mem->outstanding_pages);
+}
+
 int metrics_render(const struct metrics *m, const struct job *jobs,
-		   const struct scrub_snapshot *scrub, char **out)
+		   const struct scrub_snapshot *scrub, const struct memory_snapshot *mem, char **out)
 {
 	unsigned states[N_STATES] = { 0 };
 	char *text = NULL;
@@ -159,27 +254,17 @@ int metrics_render(const struct metrics *m, const struct job *jobs,
 		     "Jobs xenreaperd holds, by state (done and failed ones are kept for the retention period).");
 	for (int state = 0; state < N_STATES; state++)
 		fprintf(f, "xen_teardown_jobs{state=\"%s\"} %u\n", job_state_name(state), states[state]);
-	if (scrub->have_figure) {
-		metrics_head(f, "xen_teardown_scrub_backlog_pages", "gauge",
-			     "Freed pages Xen has not scrubbed yet, by NUMA node, when last probed.");
-		if (scrub->n_nodes) {
-			for (unsigned n = 0; n < scrub->n_nodes; n++) {
-				fprintf(f, "xen_teardown_scrub_backlog_pages{node=\"%u\",source=", n);
-				metrics_label(f, scrub->source);
-				fprintf(f, "} %" PRIu64 "\n", scrub->node_pages[n]);
-			}
-		} else {
-			fputs("xen_teardown_scrub_backlog_pages{node=\"all\",source=", f);
-			metrics_label(f, scrub->source);
-			fprintf(f, "} %" PRIu64 "\n", scrub->pages);
-		}
-	}
+	metrics_render_oldest(f, jobs);
+	if (scrub->have_figure)
+		metrics_render_scrub(f, scrub);
 	if (scrub->probed_wall) {
 		metrics_head(f, "xen_teardown_scrub_probe_timestamp_seconds", "gauge",
 			     "When the scrub backlog was last probed (a figure or not).");
-		fprintf(f, "xen_teardown_scrub_probe_timestamp_seconds %" PRId64 ".%03" PRId64 "\n",
-			scrub->probed_wall / 1000, scrub->probed_wall % 1000);
+		fputs("xen_teardown_scrub_probe_timestamp_seconds ", f);
+		metrics_seconds(f, scrub->probed_wall);
 	}
+	if (mem && mem->have_figure)
+		metrics_render_memory(f, mem);
 	metrics_head(f, "xen_teardown_daemon_info", "gauge", "xenreaperd's version and policy file.");
 	fputs("xen_teardown_daemon_info{version=", f);
 	metrics_label(f, PACKAGE_VERSION);
@@ -188,8 +273,8 @@ int metrics_render(const struct metrics *m, const struct job *jobs,
 	fputs("} 1\n", f);
 	metrics_head(f, "xen_teardown_daemon_start_time_seconds", "gauge",
 		     "When xenreaperd started, in seconds since the epoch.");
-	fprintf(f, "xen_teardown_daemon_start_time_seconds %" PRId64 ".%03" PRId64 "\n",
-		m->start_wall / 1000, m->start_wall % 1000);
+	fputs("xen_teardown_daemon_start_time_seconds ", f);
+	metrics_seconds(f, m->start_wall);
 	if (fclose(f)) {
 		free(text);
 		return -ENOMEM;
@@ -231,14 +316,14 @@ static int metrics_write(const struct metrics *m, const char *text)
 }
 
 void metrics_update(struct metrics *m, const struct job *jobs, const struct scrub_snapshot *scrub,
-		    int64_t now)
+		    const struct memory_snapshot *mem, int64_t now)
 {
 	char *text = NULL;
 	int rc;
 
 	if (!m->path)
 		return;
-	rc = metrics_render(m, jobs, scrub, &text);
+	rc = metrics_render(m, jobs, scrub, mem, &text);
 	if (rc) {
 		log_warning("cannot render metrics: %s", strerror(-rc));
 		return;

@@ -487,6 +487,7 @@ int reaper_tick(struct reaper *r)
 {
 	int64_t now = clock_mono_ms(), due;
 	struct scrub_snapshot scrub;
+	struct memory_snapshot mem;
 	int rc;
 
 	reaper_forget_domains(r);
@@ -527,7 +528,8 @@ int reaper_tick(struct reaper *r)
 	reaper_republish(r, now);
 	reaper_update_memory(r);
 	scrub_snapshot(r->scrub, &scrub);
-	metrics_update(r->metrics, r->jobs, &scrub, now);
+	memory_snapshot(r->memory, &mem);
+	metrics_update(r->metrics, r->jobs, &scrub, &mem, now);
 	if (reaper_publish_active(r))
 		r->published_active = UINT32_MAX;
 	reaper_forget_domains(r);

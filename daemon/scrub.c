@@ -12,6 +12,12 @@
  * keep failing back off and, after SCRUB_GIVE_UP_MS, end counting the way
  * scrub-probe = none does.
  *
+ * Xen scrubs each NUMA node with one CPU at a time, so each node also gets
+ * a rate of its own, learnt the same way from successive figures of that
+ * node (a heap dump's; physinfo has none), and with it a time to drain.
+ * Only a figure that fell teaches anything: one that stood or rose may
+ * hide scrubbing behind pages freed meanwhile.
+ *
  * A job's share is its proportional part of the backlog among the
  * teardowns counted since the backlog was last zero, capped at what it
  * released: pages freed by anyone else are in the backlog too, and are
@@ -43,6 +49,7 @@ struct scrub {
 	uint64_t last_pages;		/* its figure */
 	bool have_last;			/* a figure since counting began */
 	double rate;			/* pages scrubbed per ms, learnt; 0: unknown */
+	double node_rate[HV_SCRUB_MAX_NODES];	/* the same for each node */
 	unsigned stalled;		/* probes in a row without progress */
 	struct backoff failing;		/* probes failing in a row */
 	int64_t failing_since_mono;
@@ -250,6 +257,29 @@ static int scrub_failed(struct scrub *sc, struct job *jobs, int rc, int64_t now)
 	return rc;
 }
 
+/* A new pages-per-ms figure SEEN folded into the learnt RATE. */
+static double scrub_average(double rate, double seen)
+{
+	return rate > 0 ? (rate + seen) / 2 : seen;
+}
+
+/* Learn each node's scrub rate from READING at NOW against the last
+ * figure of the same backlog, source and nodes; before scrub_learn moves
+ * the last figure on. */
+static void scrub_learn_nodes(struct scrub *sc, const struct hv_scrub *reading, int64_t now)
+{
+	const struct hv_scrub *last = &sc->last_reading;
+
+	if (!sc->have_last || now <= sc->last_probe_mono || last->source != reading->source ||
+	    last->n_nodes != reading->n_nodes)
+		return;
+	for (unsigned n = 0; n < reading->n_nodes; n++)
+		if (reading->node_pages[n] < last->node_pages[n])
+			sc->node_rate[n] = scrub_average(sc->node_rate[n],
+							 (double)(last->node_pages[n] - reading->node_pages[n]) /
+							 (now - sc->last_probe_mono));
+}
+
 /* Learn the host's scrub rate from the figure PAGES read at NOW. */
 static void scrub_learn(struct scrub *sc, uint64_t pages, int64_t now)
 {
@@ -257,7 +287,7 @@ static void scrub_learn(struct scrub *sc, uint64_t pages, int64_t now)
 
 	if (sc->have_last && pages < sc->last_pages && now > sc->last_probe_mono) {
 		seen = (double)(sc->last_pages - pages) / (now - sc->last_probe_mono);
-		sc->rate = sc->rate > 0 ? (sc->rate + seen) / 2 : seen;
+		sc->rate = scrub_average(sc->rate, seen);
 		sc->stalled = 0;
 	} else if (sc->have_last) {
 		sc->stalled++;	/* a busy host, or more pages freed meanwhile */
@@ -288,6 +318,7 @@ int scrub_probe(struct scrub *sc, struct job *jobs)
 	backoff_reset(&sc->failing);
 	sc->probes++;
 	sc->last_source = reading.source;
+	scrub_learn_nodes(sc, &reading, now);
 	sc->last_reading = reading;
 	sc->last_probe_wall = clock_wall_ms();
 	scrub_learn(sc, reading.pages, now);
@@ -311,6 +342,14 @@ int scrub_probe(struct scrub *sc, struct job *jobs)
 	return 0;
 }
 
+/* Seconds to scrub PAGES at RATE pages per ms; -1 when no rate is known. */
+static double scrub_drain_s(uint64_t pages, double rate)
+{
+	if (!pages)
+		return 0;
+	return rate > 0 ? pages / rate / 1000.0 : -1;
+}
+
 void scrub_snapshot(const struct scrub *sc, struct scrub_snapshot *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -320,8 +359,11 @@ void scrub_snapshot(const struct scrub *sc, struct scrub_snapshot *out)
 	if (!out->have_figure)
 		return;
 	out->pages = sc->last_reading.pages;
+	out->drain_s = scrub_drain_s(out->pages, sc->rate);
 	out->n_nodes = sc->last_reading.n_nodes;
 	memcpy(out->node_pages, sc->last_reading.node_pages, sizeof(out->node_pages));
+	for (unsigned n = 0; n < out->n_nodes; n++)
+		out->node_drain_s[n] = scrub_drain_s(out->node_pages[n], sc->node_rate[n]);
 }
 
 int scrub_backlog(const struct scrub *sc, uint64_t *pages)

@@ -55,6 +55,11 @@ struct scrub_snapshot {
 	uint64_t pages;
 	unsigned n_nodes;
 	uint64_t node_pages[HV_SCRUB_MAX_NODES];
+	/* Seconds until the backlog is scrubbed, as of the probe, at the rate
+	 * learnt for the host (drain_s) and for each node; -1 while no rate
+	 * is known, 0 for an empty backlog. */
+	double drain_s;
+	double node_drain_s[HV_SCRUB_MAX_NODES];
 	int64_t probed_wall;		/* ms; 0: never */
 };
 

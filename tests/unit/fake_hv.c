@@ -42,7 +42,10 @@ struct fake_hv {
 	uint32_t self;
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
 	uint64_t scrub_pages;
+	unsigned scrub_nodes;	/* per-node figures the probe reports (0: none) */
+	uint64_t scrub_node_pages[HV_SCRUB_MAX_NODES];
 	unsigned scrub_probes;
+	uint64_t outstanding;	/* claimed pages physinfo reports */
 	struct fake_domain doms[FAKE_MAX];
 	unsigned n;
 	unsigned destroy_calls_gone[FAKE_GONE_MAX];	/* destroys of each removed domain */
@@ -209,13 +212,13 @@ static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	fh->scrub_probes++;
 	out->source = fh->scrub_source;
 	out->pages = fh->scrub_pages;
-	out->n_nodes = 1;
-	out->node_pages[0] = fh->scrub_pages;
+	out->n_nodes = fh->scrub_nodes;
+	memcpy(out->node_pages, fh->scrub_node_pages, sizeof(out->node_pages));
 	pthread_mutex_unlock(&fh->lock);
 	return (sources & out->source) ? 0 : -ENODATA;
 }
 
-static int fh_free_pages(struct hv *hv, uint64_t *pages)
+static int fh_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
 {
 	struct fake_hv *fh = fh_of(hv);
 	uint64_t held = 0;
@@ -225,6 +228,7 @@ static int fh_free_pages(struct hv *hv, uint64_t *pages)
 	rc = inject_call(&fh->inject, FAKE_HV_FREE_PAGES);
 	for (unsigned i = 0; i < fh->n; i++)
 		held += fh->doms[i].d.tot_pages + fh->doms[i].pool_pages;
+	*outstanding = fh->outstanding;
 	pthread_mutex_unlock(&fh->lock);
 	if (rc)
 		return rc;
@@ -282,6 +286,7 @@ struct hv *fake_hv_new(uint32_t self_domid)
 
 	fh->base.ops = &fake_hv_ops;
 	fh->self = self_domid;
+	fh->scrub_nodes = 1;	/* one NUMA node, as a heap dump of a small host */
 	pthread_mutex_init(&fh->lock, NULL);
 	pthread_cond_init(&fh->released, NULL);
 	pthread_cond_init(&fh->entered, NULL);
@@ -453,9 +458,31 @@ int fake_hv_exists(struct hv *hv, uint32_t domid)
 
 void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages)
 {
+	fake_hv_set_scrub_nodes(hv, source, 1, &pages);
+}
+
+void fake_hv_set_scrub_nodes(struct hv *hv, int source, unsigned n, const uint64_t *pages)
+{
+	struct fake_hv *fh = fh_of(hv);
+
+	pthread_mutex_lock(&fh->lock);
+	fh->scrub_source = source;
+	memset(fh->scrub_node_pages, 0, sizeof(fh->scrub_node_pages));
+	fh->scrub_pages = 0;
+	/* No per-node figure (physinfo's): the one total is PAGES[0]. */
+	fh->scrub_nodes = n;
+	for (unsigned i = 0; i < (n ? n : 1); i++) {
+		if (n)
+			fh->scrub_node_pages[i] = pages[i];
+		fh->scrub_pages += pages[i];
+	}
+	pthread_mutex_unlock(&fh->lock);
+}
+
+void fake_hv_set_outstanding(struct hv *hv, uint64_t pages)
+{
 	pthread_mutex_lock(&fh_of(hv)->lock);
-	fh_of(hv)->scrub_source = source;
-	fh_of(hv)->scrub_pages = pages;
+	fh_of(hv)->outstanding = pages;
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 

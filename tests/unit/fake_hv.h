@@ -64,6 +64,11 @@ int fake_hv_exists(struct hv *hv, uint32_t domid);
 /* The scrub backlog the next probes report: SOURCE (an hv_scrub_source
  * bit, 0 for no figure) and PAGES. */
 void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages);
+/* The same with a figure per NUMA node: N nodes holding PAGES[0..N-1]; N 0
+ * for a source without per-node figures, whose total is then PAGES[0]. */
+void fake_hv_set_scrub_nodes(struct hv *hv, int source, unsigned n, const uint64_t *pages);
+/* Pages physinfo reports as claimed and not yet allocated (outstanding). */
+void fake_hv_set_outstanding(struct hv *hv, uint64_t pages);
 /* How many scrub probes were made. */
 unsigned fake_hv_scrub_probes(struct hv *hv);
 /* Fail call NTH (from now) of OP with ERR (negative errno), or every one

@@ -402,7 +402,7 @@ static void test_descriptors(const char *exe)
 	worker_pool_submit(pool, 7, (const uint8_t[HV_UUID_LEN]){ 1 }, JOB_PRIORITY_NORMAL, 0);
 	/* The main thread renders the metrics while the worker is in libxl. */
 	catch_metrics_write = true;
-	metrics_update(m, NULL, &scrub, 1000);
+	metrics_update(m, NULL, &scrub, NULL, 1000);
 	catch_metrics_write = false;
 	{
 		struct pollfd pfd = { .fd = worker_pool_fd(pool), .events = POLLIN };

@@ -6,7 +6,8 @@
 # dpkg-divert by one that does nothing.  On remove, prerm waits for the
 # teardowns xenreaperd has accepted, bounded and saying so; postrm marks
 # failed every job not finished and turns every request left into a failed
-# job, so that nothing stale remains for a reinstall.  Real Xen runs the
+# job, so that nothing stale remains for a reinstall, and removes the
+# daemon's metrics file, so that no stale figure is served.  Real Xen runs the
 # scripts for real: tests/xen/systemd/40-package.sh.  TAP on stdout.
 srcdir=${srcdir:-.}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-maintscripts.XXXXXX") || exit 1
@@ -112,6 +113,34 @@ check "  and it says which domains: $(cat "$tmp/postrm.out")" \
 	grep -q "^xenreaper: removed with teardowns not done; marked failed in xenstore, their domains may still exist: domain(s) 5 9 7$" "$tmp/postrm.out"
 sh "$srcdir/debian/xenreaper.postrm" remove > "$tmp/postrm.out" 2>&1
 check "postrm remove again: nothing left to fail" test ! -s "$tmp/postrm.out"
+
+# --- postrm remove: the metrics file goes, wherever the policy put it
+# (in a DPKG_ROOT, which also keeps xenstore out of it).
+root=$tmp/root
+prom=$root/var/lib/prometheus/node-exporter
+mkdir -p "$root/etc/xen" "$prom" "$root/srv"
+: > "$prom/xenreaper.prom"
+: > "$prom/other.prom"
+DPKG_ROOT=$root sh "$srcdir/debian/xenreaper.postrm" remove > "$tmp/postrm.out" 2>&1; rc=$?
+is "$rc:$(cat "$tmp/postrm.out")" 0: "postrm remove without a policy file: exit 0, nothing said"
+check "  the metrics file at the daemon's default path is removed" test ! -e "$prom/xenreaper.prom"
+check "  another program's file there is not" test -e "$prom/other.prom"
+printf '\357\273\277[daemon]\r\nmetrics = /srv/xr.prom\r\n[pool:x]\r\nscrub = sync\r\n' > "$root/etc/xen/xenreaper.conf"
+: > "$root/srv/xr.prom"
+: > "$prom/xenreaper.prom"
+DPKG_ROOT=$root sh "$srcdir/debian/xenreaper.postrm" remove > "$tmp/postrm.out" 2>&1
+check "the file metrics = names in [daemon] is removed (a policy with a BOM and CRLF)" test ! -e "$root/srv/xr.prom"
+check "  not the default one it does not use" test -e "$prom/xenreaper.prom"
+printf '[daemon]\n; metrics = /srv/xr.prom\nmetrics = off\n' > "$root/etc/xen/xenreaper.conf"
+: > "$root/srv/xr.prom"
+DPKG_ROOT=$root sh "$srcdir/debian/xenreaper.postrm" remove > "$tmp/postrm.out" 2>&1
+check "with metrics = off nothing is removed" test -e "$root/srv/xr.prom" -a -e "$prom/xenreaper.prom"
+printf '[daemon]\nmetrics = /srv/notes.txt\n' > "$root/etc/xen/xenreaper.conf"
+: > "$root/srv/notes.txt"
+DPKG_ROOT=$root sh "$srcdir/debian/xenreaper.postrm" remove > "$tmp/postrm.out" 2>&1
+check "  nor with a value the daemon refuses (not a .prom file)" test -e "$root/srv/notes.txt"
+sh "$srcdir/debian/xenreaper.postrm" upgrade > "$tmp/postrm.out" 2>&1; rc=$?
+is $rc 0 "postrm upgrade: exit 0 (the new daemon writes the file on)"
 
 sh "$srcdir/debian/xenreaper.postrm" purge > "$tmp/postrm.out" 2>&1; rc=$?
 is $rc 0 "postrm purge: exit 0"

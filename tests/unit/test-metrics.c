@@ -1,7 +1,9 @@
 /* Unit tests for daemon/metrics.c through the daemon's core: a scripted
  * sequence of jobs (done, refused, a zombie orphan, a sync scrub), the
  * textfile it writes (atomically, only on change, at most once a second,
- * never when idle), checked by promtool when it is installed. */
+ * never when idle), checked by promtool when it is installed; the ages of
+ * zombies and orphans and Xen's claimed pages; each NUMA node's scrub
+ * rate and time to drain. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "fake_store.h"
 #include "holders.h"
 #include "metrics.h"
+#include "scrub.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/test-metrics.XXXXXX";
@@ -35,6 +38,13 @@ static char *slurp(const char *file)
 	fclose(f);
 	return text;
 }
+
+/* Figures printed to the millisecond compare to within half of it. */
+#define is_double(got, want, what) do {						\
+	double got_ = (got), want_ = (want);					\
+	if (!tap_ok(got_ - want_ < 0.0005 && want_ - got_ < 0.0005, "%s", what))	\
+		printf("#   got %.4f, want %.4f (%s:%d)\n", got_, want_, __FILE__, __LINE__); \
+} while (0)
 
 static int has(const char *text, const char *line)
 {
@@ -124,23 +134,172 @@ static void test_escaping_and_gap(void)
 
 	metrics_new(1700000000000, &m);
 	metrics_configure(m, path, "/etc/xen/a \"quoted\\\" name\n.conf");
-	ok(!metrics_render(m, NULL, &scrub, &text) &&
+	ok(!metrics_render(m, NULL, &scrub, NULL, &text) &&
 	   has(text, "policy=\"/etc/xen/a \\\"quoted\\\\\\\" name\\n.conf\"} 1"),
 	   "label values escape quote, backslash and newline");
 	ok(has(text, "xen_teardown_scrub_backlog_pages{node=\"all\",source=\"heap-dump\"} 5\n"),
 	   "a figure without nodes is node=\"all\"");
 	free(text);
 	unlink(path);
-	metrics_update(m, NULL, &scrub, 100000);
+	metrics_update(m, NULL, &scrub, NULL, 100000);
 	ok(stat(path, &st) == 0, "written at once the first time");
 	unlink(path);
 	scrub.pages = 6;
-	metrics_update(m, NULL, &scrub, 100500);
+	metrics_update(m, NULL, &scrub, NULL, 100500);
 	ok(stat(path, &st) < 0 && metrics_next_deadline(m) == 101000,
 	   "a change within a second waits for the gap");
-	metrics_update(m, NULL, &scrub, 101000);
+	metrics_update(m, NULL, &scrub, NULL, 101000);
 	ok(stat(path, &st) == 0 && metrics_next_deadline(m) < 0, "  and is written then");
 	metrics_free(m);
+}
+
+
+/* The value of the sample NAME (the whole name with its labels) in TEXT,
+ * or -1 if absent. */
+static double sample(const char *text, const char *name)
+{
+	char needle[256];
+	const char *at;
+
+	snprintf(needle, sizeof(needle), "\n%s ", name);
+	at = text ? strstr(text, needle) : NULL;
+	return at ? strtod(at + strlen(needle), NULL) : -1;
+}
+
+/* A zombie, then an orphan: when each was requested (adopted) is in the
+ * file, as is what Xen says is claimed; all of it goes with them, but the
+ * claims left once the teardowns are over stay. */
+static void test_ages_and_claims(void)
+{
+	char policy[256], *text;
+	int64_t zombie_wall, orphan_wall;
+	double orphan_seconds;
+	struct bed b;
+
+	snprintf(policy, sizeof(policy), "[daemon]\nmetrics = %s\n", path);
+	bed_init(&b, 0, 2);
+	bed_set_policy(&b, policy);
+	bed_start(&b);
+	fake_hv_set_outstanding(b.hv, 512);
+	fake_hv_add(b.hv, 5, 5, 1000, 0);
+	fake_hv_make_zombie(b.hv, 5, 100000, 100);
+	clock_advance(1234);	/* a wall time with milliseconds */
+	zombie_wall = clock_wall_ms();
+	bed_request(&b, 5, 5);
+	bed_run(&b, 20000);
+	is_str(bed_node(&b, 5, "state"), "zombie", "a zombie");
+	fake_hv_add(b.hv, 7, 7, 1000, 0);
+	fake_hv_kill(b.hv, 7, 50);
+	fake_store_fire(b.s, "@releaseDomain");
+	orphan_wall = clock_wall_ms();
+	bed_run(&b, 10000);
+	is_str(bed_node(&b, 7, "reason"), "orphan", "and an orphan adopted");
+	bed_run(&b, 2000);	/* past the write gap */
+	text = slurp(path);
+	is_double(sample(text, "xen_teardown_oldest_timestamp_seconds{state=\"zombie\"}"),
+		  zombie_wall / 1000.0, "the oldest zombie: when it was requested, to the ms");
+	orphan_seconds = sample(text, "xen_teardown_oldest_orphan_timestamp_seconds");
+	ok(orphan_seconds >= orphan_wall / 1000.0 && orphan_seconds <= clock_wall_ms() / 1000.0,
+	   "the oldest orphan: when it was adopted (%.3f)", orphan_seconds);
+	ok(!has(text, "xen_teardown_oldest_timestamp_seconds{state=\"done\"}") &&
+	   !has(text, "xen_teardown_oldest_timestamp_seconds{state=\"destroying\"}"),
+	   "  no age for finished states, nor for states without a job");
+	is_double(sample(text, "xen_teardown_outstanding_claim_pages"), 512, "Xen's outstanding claims");
+	is_double(sample(text, "xen_teardown_free_pages"), FAKE_HV_TOTAL_PAGES - 150,
+		  "  its free pages (all but what the two dead domains hold)");
+	is_double(sample(text, "xen_teardown_releasing_pages"), 0,
+		  "  and nothing coming back: their pages stopped falling");
+	ok(has(text, "# TYPE xen_teardown_oldest_timestamp_seconds gauge\n") &&
+	   has(text, "# HELP xen_teardown_outstanding_claim_pages "), "  with HELP and TYPE lines");
+	free(text);
+	fake_hv_set_outstanding(b.hv, 256);	/* a claim leaked on a dying domain */
+	fake_hv_remove(b.hv, 5);
+	fake_hv_remove(b.hv, 7);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_run(&b, 70000);
+	is_str(bed_node(&b, 5, "state"), "done", "both go");
+	text = slurp(path);
+	ok(text && !has(text, "xen_teardown_oldest_timestamp_seconds") &&
+	   !has(text, "xen_teardown_oldest_orphan_timestamp_seconds"), "  and their ages with them");
+	is_double(sample(text, "xen_teardown_outstanding_claim_pages"), 256,
+		  "the claims left once the teardowns are over");
+	free(text);
+	bed_dispose(&b);
+}
+
+/* Each node's rate from its own successive figures, and the time to drain
+ * it gives; physinfo's figure, without nodes, at the host's rate. */
+static void test_scrub_per_node(void)
+{
+	struct store *s = fake_store_new();
+	struct hv *hv = fake_hv_new(0);
+	struct scrub_snapshot snap;
+	uint8_t uuid[HV_UUID_LEN] = { 9 };
+	struct scrub *sc = NULL;
+	struct metrics *m = NULL;
+	struct job *job = NULL;
+	char *text = NULL;
+
+	clock_set_fake(100000, 1700000000000);
+	scrub_new(s, hv, &sc);
+	job_new(9, uuid, "big", "Pool-0", &job);
+	job->pages_total = 5000;
+	ok(scrub_track(sc, job), "a teardown's pages counted");
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_HEAP_DUMP, 2, (const uint64_t[]){ 1000, 4000 });
+	scrub_probe(sc, job);
+	scrub_snapshot(sc, &snap);
+	ok(snap.n_nodes == 2 && snap.node_drain_s[0] < 0 && snap.node_drain_s[1] < 0,
+	   "one figure: no rate, no time to drain");
+	clock_advance(2000);
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_HEAP_DUMP, 2, (const uint64_t[]){ 600, 4000 });
+	scrub_probe(sc, job);
+	scrub_snapshot(sc, &snap);
+	is_double(snap.node_drain_s[0], 3.0, "node 0 fell 400 pages in 2 s: 600 left take 3 s");
+	ok(snap.node_drain_s[1] < 0, "node 1 stood still: no rate for it yet");
+	metrics_new(1700000000000, &m);
+	metrics_configure(m, NULL, "test.conf");
+	metrics_render(m, job, &snap, NULL, &text);
+	ok(has(text, "xen_teardown_scrub_drain_seconds{node=\"0\",source=\"heap-dump\"} 3.000\n") &&
+	   !has(text, "xen_teardown_scrub_drain_seconds{node=\"1\""),
+	   "  in the file: node 0's time to drain, none for node 1");
+	free(text);
+	text = NULL;
+	clock_advance(1000);
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_HEAP_DUMP, 2, (const uint64_t[]){ 300, 3000 });
+	scrub_probe(sc, job);
+	scrub_snapshot(sc, &snap);
+	is_double(snap.node_drain_s[0], 1.2, "node 0 at 0.3 pages/ms now, 0.25 learnt: 300 left take 1.2 s");
+	is_double(snap.node_drain_s[1], 3.0, "node 1 at 1 page/ms: 3000 take 3 s, its own rate");
+	clock_advance(1000);
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_HEAP_DUMP, 2, (const uint64_t[]){ 0, 3500 });
+	scrub_probe(sc, job);
+	scrub_snapshot(sc, &snap);
+	is_double(snap.node_drain_s[0], 0, "a node scrubbed clean takes 0 s");
+	is_double(snap.node_drain_s[1], 3.5, "a figure that rose teaches nothing: 3500 at 1 page/ms");
+	scrub_untrack(sc, job);
+	scrub_free(sc);
+
+	/* physinfo: one total, at the host's rate, as node "all". */
+	scrub_new(s, hv, &sc);
+	scrub_configure(sc, HV_SCRUB_PHYSINFO, 1000);
+	scrub_track(sc, job);
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_PHYSINFO, 0, (const uint64_t[]){ 8000 });
+	scrub_probe(sc, job);
+	clock_advance(4000);
+	fake_hv_set_scrub_nodes(hv, HV_SCRUB_PHYSINFO, 0, (const uint64_t[]){ 6000 });
+	scrub_probe(sc, job);
+	scrub_snapshot(sc, &snap);
+	metrics_render(m, job, &snap, NULL, &text);
+	ok(has(text, "xen_teardown_scrub_backlog_pages{node=\"all\",source=\"physinfo\"} 6000\n") &&
+	   has(text, "xen_teardown_scrub_drain_seconds{node=\"all\",source=\"physinfo\"} 12.000\n"),
+	   "physinfo: 2000 pages in 4 s, 6000 left take 12 s (node \"all\")");
+	free(text);
+	scrub_untrack(sc, job);
+	scrub_free(sc);
+	metrics_free(m);
+	job_free(job);
+	hv_free(hv);
+	store_free(s);
 }
 
 int main(void)
@@ -153,6 +312,8 @@ int main(void)
 	holders_set_proc_root(dir);
 	test_sequence();
 	test_escaping_and_gap();
+	test_ages_and_claims();
+	test_scrub_per_node();
 	snprintf(cmd, sizeof(cmd), "ls %s | grep -v -e '\\.prom$' -e promtool.out", dir);
 	ok(system(cmd) != 0, "no temporary file is left beside it");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

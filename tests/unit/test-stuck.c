@@ -388,7 +388,7 @@ static void test_metrics(void)
 	job_new(5, uuid, "web", "Pool-0", &job);
 	job_set_state(job, JOB_DESTROYING);
 	is_int(job_set_state(job, JOB_STUCK), 0, "destroying -> stuck");
-	metrics_render(m, job, &snap, &text);
+	metrics_render(m, job, &snap, NULL, &text);
 	ok(text && strstr(text, "xen_teardown_jobs{state=\"stuck\"} 1"), "metrics count the stuck job");
 	ok(text && strstr(text, "xen_teardown_jobs{state=\"destroying\"} 0"), "not as destroying");
 	free(text);

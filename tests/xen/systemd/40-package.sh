@@ -59,6 +59,9 @@ xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid" "  which publishes daemon/pid"
 xb_check "the policy is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' xenreaper | grep -q ' /etc/xen/xenreaper.conf '"
 xb_check "the man pages are installed" test -f /usr/share/man/man8/xenreaperd.8.gz -a -f /usr/share/man/man1/xenreaper.1.gz \
 	-a -f /usr/share/man/man5/xenreaper.conf.5.gz -a -f /usr/share/man/man7/xenreaper-xenstore.7.gz
+rules=/usr/share/xenreaper/prometheus/xenreaper.rules.yml
+xb_check "the Prometheus alerting rules are installed, and promtool accepts them" \
+	sh -c "test -f $rules && { ! command -v promtool >/dev/null || promtool check rules $rules >/dev/null; }"
 
 # --- the front: plain xl, pass-through and destroy --async
 xl info > /tmp/front-info.out 2>&1
@@ -214,6 +217,8 @@ xb_is "$(xb_state $r)" failed "  its job still failed"
 xl destroy pkgr
 
 # --- remove: service stopped, xl given back byte for byte
+prom=/var/lib/prometheus/node-exporter/xenreaper.prom
+had_prom=no; [ -f $prom ] && had_prom=yes
 t0=$(xb_ms)
 apt-get remove -y xenreaper > /tmp/apt-remove.out 2>&1; rc=$?
 xb_is "$rc" 0 "apt-get remove xenreaper ($(( $(xb_ms) - t0 )) ms)"
@@ -230,6 +235,11 @@ xb_check "  plain xl info works" grep -q "^xen_minor *: 17" /tmp/plain-info.out
 xb_check "  nothing was pending, so it did not wait" sh -c "! grep -q '^xenreaper: waiting' /tmp/apt-remove.out"
 xb_is "$(dpkg-query -W -f='${Status}' xenreaper)" "deinstall ok config-files" "  only the conffile is left"
 xb_check "  /etc/xen/xenreaper.conf is still there" test -f /etc/xen/xenreaper.conf
+if [ $had_prom = yes ]; then
+	xb_check "  the metrics file the daemon wrote is gone" test ! -e $prom
+else
+	xb_note "  (no metrics file was written: is prometheus-node-exporter's directory there?)"
+fi
 
 # --- purge: the conffile and the unit's enablement go
 t0=$(xb_ms)
