@@ -3,6 +3,7 @@
 # running from units/xenreaperd.service (DevicePolicy=closed, the reduced
 # capabilities, ProtectSystem=strict), compared as in guests/common.inc:
 # what the sandbox stops a hotplug script or libxl from doing shows here.
+# Before 50-service, whose last act kills xenstored.
 # The default kinds are those the unit's sandbox can break (a loop device
 # to detach under DevicePolicy=, an image under /tmp, a booted guest's
 # vif and disk); each kind costs minutes under emulation, and make
