@@ -236,11 +236,14 @@ static void daemon_take_requests(struct xs_handle *xs)
 		if (value)
 			snprintf(name, sizeof(name), "%s", value);
 		free(value);
-		layout_request_path(path, domid);
-		xs_rm(xs, XBT_NULL, path);
+		/* The job first, then the request goes: the daemon's intake
+		 * does both in one transaction, and a client must never find
+		 * neither (it did here, under load: "no teardown request or job"). */
 		plant_job(domid, 0, "done", name, 25600);
 		job_put(domid, "uuid", uuid);
 		fake_xc_remove(domid);
+		layout_request_path(path, domid);
+		xs_rm(xs, XBT_NULL, path);
 		free(uuid);
 		dmn.requests_taken++;
 	}
