@@ -346,18 +346,19 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 {
 	const char *sep = job->error ? ": " : "", *why = job->error ? job->error : "";
 	struct log_fields fields = job_log_fields(job, reaper_transition_event(job, from));
-	int rc;
+	/* A job given up on is what an admin must look at. */
+	int prio = job->state == JOB_FAILED ? LOG_WARNING : LOG_INFO, rc;
 
 	/* Publish first: the log never says a state xenstore does not hold
 	 * yet (a SIGKILL between the two would have a restarted daemon resume
 	 * a job the journal already called done, and finish it again). */
 	rc = reaper_publish_job(r, job, false);
 	if (job_state_is_final(job->state) && job->started_mono)
-		log_event(LOG_INFO, &fields, "domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
+		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
 			  job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
 			  (job->finished_mono - job->started_mono) / 1000.0, sep, why);
 	else
-		log_event(LOG_INFO, &fields, "domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
+		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
 			  reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
 	if (rc)
 		log_warning("domain %u: could not publish state %s: %s; trying again with back-off",
