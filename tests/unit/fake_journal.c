@@ -6,7 +6,9 @@
  * -EINVAL, as journald's protocol has no place for one.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,4 +153,43 @@ size_t fake_journal_count_id(const char *id)
 		count += fake_journal_has_id(&entries[i], id);
 	pthread_mutex_unlock(&lock);
 	return count;
+}
+
+/* One field of an export: NAME=value, or, for a value with a newline,
+ * NAME, a newline, its length as 64-bit little endian, and the value. */
+static void fake_journal_export_field(FILE *f, const char *field)
+{
+	const char *eq = strchr(field, '='), *value = eq + 1;
+	uint64_t len = strlen(value);
+	unsigned char le[8];
+
+	if (!strchr(value, '\n')) {
+		fprintf(f, "%s\n", field);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		le[i] = len >> (8 * i);
+	fprintf(f, "%.*s\n", (int)(eq - field), field);
+	fwrite(le, 1, sizeof(le), f);
+	fprintf(f, "%s\n", value);
+}
+
+int fake_journal_export(FILE *f)
+{
+	static uint64_t usec = 1700000000000000ULL;
+	int rc = 0;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_entries; i++) {
+		usec += 1000;
+		fprintf(f, "__REALTIME_TIMESTAMP=%" PRIu64 "\n__MONOTONIC_TIMESTAMP=%" PRIu64 "\n"
+			"_BOOT_ID=6d2a0f5b3c8e4e7f9a1b2c3d4e5f6071\n", usec, (uint64_t)(usec - 1699999000000000ULL));
+		for (int field = 0; field < entries[i].n; field++)
+			fake_journal_export_field(f, entries[i].fields[field]);
+		fputc('\n', f);
+	}
+	if (ferror(f))
+		rc = -EIO;
+	pthread_mutex_unlock(&lock);
+	return rc;
 }

@@ -2,6 +2,7 @@
  * keeps every entry the daemon sends, field by field. */
 #pragma once
 #include <stddef.h>
+#include <stdio.h>
 
 struct fake_journal_entry;
 
@@ -20,3 +21,6 @@ const struct fake_journal_entry *fake_journal_find(const char *id, long domid);
 size_t fake_journal_count_id(const char *id);
 /* The value of field NAME in E, or NULL (also for a NULL E). */
 const char *fake_journal_field(const struct fake_journal_entry *e, const char *name);
+/* Write the entries to F in the journal export format
+ * (systemd-journal-remote reads it), with made-up timestamps; -errno. */
+int fake_journal_export(FILE *f);

@@ -65,6 +65,21 @@ static char *release_stderr(void)
 	return text;
 }
 
+/* With XR_JOURNAL_EXPORT set (tests/unit/test-catalog.sh sets it), add
+ * the entries sent so far to that file in the journal export format, for
+ * the catalog to be checked against what the daemon really sends. */
+static void export_entries(void)
+{
+	const char *path = getenv("XR_JOURNAL_EXPORT");
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f || fake_journal_export(f) || fclose(f))
+		printf("# cannot export the entries to %s\n", path);
+}
+
 static void test_ids(void)
 {
 	const char *id, *other;
@@ -215,6 +230,7 @@ static void test_done(void)
 	fake_hv_uuid_text(5, uuid);
 	fake_journal_start(0);
 	teardown_web();
+	export_entries();
 	fake_journal_stop();
 
 	e = fake_journal_find(XR_MESSAGE_ACCEPTED, 5);
@@ -299,6 +315,7 @@ static void test_zombie(void)
 	ok(e && FIELD(e, "MESSAGE") && strstr(FIELD(e, "MESSAGE"), "zombie -> done"),
 	   "a zombie that goes at last: done");
 	bed_dispose(&b);
+	export_entries();
 	fake_journal_stop();
 }
 
@@ -358,6 +375,7 @@ static void test_stuck(void)
 	wait_gone(&b, 5);
 	ok(fake_journal_find(XR_MESSAGE_DONE, 5) != NULL, "it returns: done");
 	bed_dispose(&b);
+	export_entries();
 	fake_journal_stop();
 	stuck_set_roots(NULL, NULL, 0);
 }
@@ -397,6 +415,7 @@ static void test_failed(void)
 	is_str(FIELD(e, "XENREAPER_JOB_STATE"), "failed", "  state failed");
 	ok(!FIELD(e, "XEN_DOMAIN_UUID"), "  and no XEN_DOMAIN_UUID, since the request named none");
 	bed_dispose(&b);
+	export_entries();
 	fake_journal_stop();
 }
 
@@ -423,6 +442,7 @@ static void test_orphan(void)
 	is_str(FIELD(e, "XEN_DOMAIN_NAME"), "left", "  the name it had alive");
 	ok(FIELD(e, "XENREAPER_HELD_BY") != NULL, "  and what holds it");
 	bed_dispose(&b);
+	export_entries();
 	fake_journal_stop();
 }
 
@@ -448,6 +468,7 @@ static void test_scrub_gave_up(void)
 	ok(!FIELD(e, "XEN_DOMID"), "  and no domain: it is the host's");
 	is_int(fake_journal_count_id(XR_MESSAGE_SCRUB_GAVE_UP), 1, "  once");
 	bed_dispose(&b);
+	export_entries();
 	fake_journal_stop();
 }
 
@@ -466,6 +487,7 @@ static void test_reload(void)
 	ok(rc && errs.n == 1 && !config_errors_join(&errs, &joined), "a bad policy file does not load");
 	fake_journal_start(0);
 	config_log_reload_failed(bad, rc, &errs, joined);
+	export_entries();
 	fake_journal_stop();
 	e = fake_journal_find(XR_MESSAGE_RELOAD_FAILED, -1);
 	ok(e != NULL, "reload error: an entry with its MESSAGE_ID");
@@ -502,6 +524,7 @@ static void test_reload(void)
 	ok(config_load(good, &cfg, &errs) == 0, "a good file loads");
 	fake_journal_start(0);
 	config_log_reloaded(cfg);
+	export_entries();
 	fake_journal_stop();
 	e = fake_journal_find(XR_MESSAGE_RELOADED, -1);
 	is_str(FIELD(e, "XENREAPER_CONFIG_FILE"), good, "reloaded: an entry with its MESSAGE_ID and the file");
