@@ -1,7 +1,8 @@
 #!/bin/sh
 # The journal message catalog, config/xenreaper.catalog, against the
 # MESSAGE_IDs of daemon/log-ids.h: every id has one entry and every entry
-# one id, each with a Subject; journalctl's own parser takes the file
+# one id, each with a Subject; xenreaperd(8) names every id and field;
+# journalctl's own parser takes the file
 # (--update-catalog into a root of our own: the host's catalog is not
 # touched); and, run as root where systemd-journal-remote is installed,
 # `journalctl -x` on a journal made of the entries the daemon sends in
@@ -55,6 +56,22 @@ if [ -s "$tmp/headers" ]; then
 	diag "$tmp/headers"
 else
 	ok "every entry has Subject, Defined-By: xenreaper, Documentation and a text"
+fi
+
+# xenreaperd(8), JOURNAL, names every id and every field log.c sends.
+man=$srcdir/man/xenreaperd.8
+sed -n 's/.*log_entry_add(&e, "\([A-Z_]*\)=.*/\1/p' "$srcdir/daemon/log.c" | sort -u > "$tmp/fields"
+: > "$tmp/undocumented"
+for word in $(cat "$tmp/header" "$tmp/fields"); do
+	grep -Eq "^\.(It|Dl) (Li|Va) $word( |\$)|^\.Va $word( |\$)|^journalctl .*$word" "$man" ||
+		echo "$word" >> "$tmp/undocumented"
+done
+if [ "$(wc -l < "$tmp/fields")" -lt 10 ]; then
+	not_ok "the fields log.c sends are found ($(tr '\n' ' ' < "$tmp/fields"))"
+elif [ -s "$tmp/undocumented" ]; then
+	not_ok "xenreaperd.8 documents every MESSAGE_ID and every field"; diag "$tmp/undocumented"
+else
+	ok "xenreaperd.8 documents every MESSAGE_ID and every field ($(wc -l < "$tmp/fields") fields)"
 fi
 
 if ! command -v journalctl > /dev/null 2>&1; then
