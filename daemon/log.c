@@ -187,6 +187,8 @@ static int log_journal_send(int prio, const struct log_fields *f, const char *te
 }
 
 static void log_vemit(int prio, const struct log_fields *fields, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+static void log_vemit(int prio, const struct log_fields *fields, const char *fmt, va_list ap)
 {
 	char text[LOG_TEXT_LEN], line[LOG_TEXT_LEN + 8];
 	int len, saved_errno = errno;
