@@ -20,9 +20,11 @@
 #include "log-ids.h"
 #include "log.h"
 
-/* Room for one message's text (longer ones are cut), and for all the
- * fields of its journal entry. */
+/* Room for one message's text (longer ones are cut), for one field of its
+ * journal entry (a longer one is cut, so that it leaves room for the
+ * others), and for all of them. */
 #define LOG_TEXT_LEN 1024
+#define LOG_FIELD_LEN 2048
 #define LOG_ENTRY_LEN 6144
 #define LOG_ENTRY_FIELDS 16
 
@@ -126,8 +128,8 @@ void log_set_journal_sink(log_journal_sink *sink)
 	journal_sink = sink;
 }
 
-/* Add a field to E; one that does not fit is cut, one that finds no room
- * at all is left out. */
+/* Add a field to E, cut at LOG_FIELD_LEN or where E's room ends; one that
+ * finds no room at all is left out. */
 static void log_entry_add(struct log_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void log_entry_add(struct log_entry *e, const char *fmt, ...)
 {
@@ -135,6 +137,8 @@ static void log_entry_add(struct log_entry *e, const char *fmt, ...)
 	va_list ap;
 	int len;
 
+	if (room > LOG_FIELD_LEN)
+		room = LOG_FIELD_LEN;
 	if (e->n == LOG_ENTRY_FIELDS || room < 2)
 		return;
 	va_start(ap, fmt);
