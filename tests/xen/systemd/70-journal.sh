@@ -24,11 +24,11 @@ catalog=/usr/lib/systemd/catalog/xenreaper.catalog
 # emulation) until an entry matches; its MESSAGEs in /tmp/jf.out.
 journal_find() {
 	_end=$(($(date +%s) + 20))
-	until journalctl --no-pager -o cat "$@" > /tmp/jf.out 2>&1 && [ -s /tmp/jf.out ] ||
-		[ $(date +%s) -ge $_end ]; do
+	while :; do
+		journalctl --no-pager -o cat "$@" > /tmp/jf.out 2> /tmp/jf.err && [ -s /tmp/jf.out ] && return 0
+		[ $(date +%s) -ge $_end ] && { sed 's/^/XQTAP #   journalctl: /' /tmp/jf.err; return 1; }
 		sleep 0.5
 	done
-	[ -s /tmp/jf.out ]
 }
 # field NAME FILE: the value of NAME in a `journalctl -o verbose` FILE.
 field() { sed -n "s/^    $1=//p" "$2" | head -n 1; }
