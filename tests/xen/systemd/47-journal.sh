@@ -8,9 +8,8 @@
 # `journalctl -x` shows the catalog's text for it; and a reload of a bad
 # policy file is an entry with its error in XENREAPER_ERROR.
 # The guest is a paused PV guest without devices: the point is the
-# journal, not what a teardown leaves in dom0 (60-guests-unit is for that).
-# Needs xenstored, which 50-service kills at its end: run it in a boot of
-# its own (xenbench --systemd 70-journal) or before 50-service.
+# journal, not what a teardown leaves in dom0 (45-guests-unit is for that).
+# Needs xenstored, which 50-service kills at its end: so it runs before it.
 # Leaves dom0 as it found it: catalog, policy file and unit state.
 . $XB_LIB
 DONE=0db490eeee4841daa5b81575e33bf9a3
@@ -33,12 +32,12 @@ journal_find() {
 # field NAME FILE: the value of NAME in a `journalctl -o verbose` FILE.
 field() { sed -n "s/^    $1=//p" "$2" | head -n 1; }
 is_rate() { expr "$1" : '[0-9][0-9]*\.[0-9]$' > /dev/null; }
-# The journal's end now: what follows it is this scenario's (40 and 50 ran
+# The journal's end now: what follows it is this scenario's (40 and 45 ran
 # the daemon in this boot before).
 mark() { journalctl -q -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'; }
 
 if ! timeout 10 xenstore-read /local/domain/0/domid > /dev/null 2>&1; then
-	xb_not_ok "xenstored answers (not after 50-service, which kills it: run xenbench --systemd 70-journal)"
+	xb_not_ok "xenstored answers (not after 50-service, which kills it: it must run before it)"
 	xb_done
 fi
 
