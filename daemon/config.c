@@ -1,8 +1,8 @@
 /*
  * config: the policy as a struct: its built-in defaults, the lookups the
  * daemon makes (a pool's section, the protect list, what tears a guest
- * down), printing it back as a file, and the error list.  Reading a file
- * is config-parse.c's.
+ * down), printing it back as a file, the error list, and the log entries
+ * of a reload.  Reading a file is config-parse.c's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -275,6 +275,25 @@ void config_errors_log(const struct config_errors *errs)
 {
 	for (size_t i = 0; i < errs->n; i++)
 		log_err("%s", errs->v[i].text);
+}
+
+void config_log_reload_failed(const char *path, int rc, const struct config_errors *errs,
+			      const char *error)
+{
+	struct log_fields fields = { .event = LOG_EVENT_RELOAD_FAILED, .config = path, .error = error };
+
+	log_event(LOG_ERR, &fields, "reload of %s failed, keeping the policy in effect:", path);
+	config_errors_log(errs);
+	if (!errs->n)
+		log_err("%s: %s", path, strerror(-rc));
+}
+
+void config_log_reloaded(const struct config *cfg)
+{
+	struct log_fields fields = { .event = LOG_EVENT_RELOADED, .config = cfg->path };
+
+	log_event(LOG_NOTICE, &fields, "policy reloaded from %s",
+		  cfg->path ? cfg->path : "built-in defaults");
 }
 
 int config_errors_join(const struct config_errors *errs, char **out)

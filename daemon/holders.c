@@ -80,9 +80,7 @@ static int holders_devices(struct store *store, const char *path, FILE *f)
 	return rc;
 }
 
-/* Backends left for DOMID, appended to F as "vif backend in domain 0
- * (PATH: DEVID STATE, ...)"; *QDISK set if one is qdisk's. */
-static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found, bool *qdisk)
+int holders_foreach_backend(struct store *store, uint32_t domid, holders_backend_fn *fn, void *opaque)
 {
 	char **doms = NULL, **types = NULL, *path = NULL, *value;
 	unsigned n_doms = 0, n_types = 0;
@@ -91,7 +89,7 @@ static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsign
 	rc = store_list(store, STORE_TX_NONE, "/local/domain", &doms, &n_doms);
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
-	for (unsigned i = 0; i < n_doms; i++) {
+	for (unsigned i = 0; !rc && i < n_doms; i++) {
 		free(path);
 		if (asprintf(&path, "/local/domain/%s/backend", doms[i]) < 0) {
 			path = NULL;
@@ -102,31 +100,54 @@ static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsign
 		types = NULL;
 		n_types = 0;
 		if (store_list(store, STORE_TX_NONE, path, &types, &n_types))
-			continue;	/* no backends there, or it just went */
-		for (unsigned t = 0; t < n_types; t++) {
+			continue;	/* no backends there, or they just went */
+		for (unsigned t = 0; !rc && t < n_types; t++) {
 			free(path);
-			if (asprintf(&path, "/local/domain/%s/backend/%s/%u", doms[i], types[t], domid) < 0) {
+			if (asprintf(&path, "/local/domain/%s/backend/%s/%" PRIu32, doms[i], types[t], domid) < 0) {
 				path = NULL;
 				rc = -ENOMEM;
-				goto out;
+				break;
 			}
 			if (store_read(store, STORE_TX_NONE, path, &value))
-				continue;
+				continue;	/* none of this type for DOMID */
 			free(value);
-			*qdisk = *qdisk || !strcmp(types[t], "qdisk");
-			fprintf(f, "%s%s backend in domain %s (%s", (*found)++ ? ", " : "",
-				types[t], doms[i], path);
-			rc = holders_devices(store, path, f);
-			if (rc)
-				goto out;
-			fputc(')', f);
+			rc = fn(doms[i], types[t], path, opaque);
 		}
 	}
-out:
 	free(path);
 	store_names_free(types, n_types);
 	store_names_free(doms, n_doms);
 	return rc;
+}
+
+struct holders_backends {
+	struct store *store;
+	FILE *f;
+	unsigned *found;
+	bool *qdisk;
+};
+
+/* One backend directory left, as "vif backend in domain 0 (PATH: DEVID
+ * STATE, ...)"; *QDISK set if it is qdisk's. */
+static int holders_backend(const char *backdom, const char *type, const char *path, void *opaque)
+{
+	struct holders_backends *b = opaque;
+	int rc;
+
+	*b->qdisk = *b->qdisk || !strcmp(type, "qdisk");
+	fprintf(b->f, "%s%s backend in domain %s (%s", (*b->found)++ ? ", " : "", type, backdom, path);
+	rc = holders_devices(b->store, path, b->f);
+	if (!rc)
+		fputc(')', b->f);
+	return rc;
+}
+
+/* Backends left for DOMID, appended to F; *QDISK set if one is qdisk's. */
+static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found, bool *qdisk)
+{
+	struct holders_backends b = { .store = store, .f = f, .found = found, .qdisk = qdisk };
+
+	return holders_foreach_backend(store, domid, holders_backend, &b);
 }
 
 /* Whether process PID's maps name a Xen mapping device. */

@@ -168,6 +168,7 @@ static int intake_job_from_request(struct reaper *r, uint32_t domid, const char 
 static int intake_adopt(struct reaper *r, struct job *job)
 {
 	struct job *old = reaper_find_job(r, job->domid);
+	struct log_fields fields;
 
 	if (old && !job_state_is_final(old->state)) {
 		log_err("domain %u: a new %s job would replace one still %s; kept the old one",
@@ -178,14 +179,16 @@ static int intake_adopt(struct reaper *r, struct job *job)
 		reaper_remove_job(r, old);
 	reaper_append_job(r, job);
 	if (job->state == JOB_FAILED) {
-		log_warning("domain %u: %s refused: %s", job->domid, job_reason_name(job->reason),
-			    job->error);
+		fields = job_log_fields(job, LOG_EVENT_FAILED);
+		log_event(LOG_WARNING, &fields, "domain %u: %s refused: %s", job->domid,
+			  job_reason_name(job->reason), job->error);
 		reaper_job_ended(r, job);
 	} else if (job->state == JOB_QUEUED) {
-		log_info("domain %u (%s, %u MiB, pool %s, %s, scrub %s, priority %s): queued",
-			 job->domid, job->name, reaper_job_mib(job), job->pool,
-			 job_reason_name(job->reason), job_policy_name(job->policy),
-			 job_priority_name(job->priority));
+		fields = job_log_fields(job, LOG_EVENT_ACCEPTED);
+		log_event(LOG_INFO, &fields, "domain %u (%s, %u MiB, pool %s, %s, scrub %s, priority %s): queued",
+			  job->domid, job->name, reaper_job_mib(job), job->pool,
+			  job_reason_name(job->reason), job_policy_name(job->policy),
+			  job_priority_name(job->priority));
 	}
 	reaper_publish_active(r);
 	return 0;
@@ -408,6 +411,7 @@ static int intake_adopt_orphan(struct reaper *r, const struct orphan_due *due)
 {
 	char *pool_name = NULL, *name = NULL, *held_by = NULL, path[LAYOUT_PATH_LEN];
 	const struct config_pool *pool;
+	struct log_fields fields;
 	struct job *job = NULL;
 	bool uncertain = false;
 	int rc;
@@ -445,9 +449,10 @@ static int intake_adopt_orphan(struct reaper *r, const struct orphan_due *due)
 	job->started_mono = clock_mono_ms();
 	if (!holders_describe(r->store, due->domid, due->pages, &held_by))
 		job_set_held_by(job, held_by);
-	log_warning("domain %u (%s, pool %s) is dead and was left behind, %s: adopted as an orphan",
-		    due->domid, job->name[0] ? job->name : "name unknown", job->pool,
-		    job->held_by ? job->held_by : "pages still held");
+	fields = job_log_fields(job, LOG_EVENT_ORPHAN);
+	log_event(LOG_WARNING, &fields, "domain %u (%s, pool %s) is dead and was left behind, %s: adopted as an orphan",
+		  due->domid, job->name[0] ? job->name : "name unknown", job->pool,
+		  job->held_by ? job->held_by : "pages still held");
 	rc = reaper_publish_job(r, job, true);
 	if (rc)
 		log_warning("domain %u: could not publish its job: %s; trying again with back-off",

@@ -313,6 +313,25 @@ bool job_sample(struct job *job, int64_t now, uint64_t pages)
 	return changed || strcmp(rate, job->rate_text) || strcmp(eta, job->eta_text);
 }
 
+struct log_fields job_log_fields(const struct job *job, enum log_event event)
+{
+	static const uint8_t no_uuid[HV_UUID_LEN];
+
+	return (struct log_fields){
+		.event = event,
+		.has_domid = true,
+		.domid = job->domid,
+		/* A request whose value was no UUID names none. */
+		.uuid = memcmp(job->uuid, no_uuid, HV_UUID_LEN) ? job->uuid_text : NULL,
+		.name = job->name && job->name[0] ? job->name : NULL,
+		.state = job_state_name(job->state),
+		.reason = job_reason_name(job->reason),
+		.held_by = job->held_by,
+		.error = job->error,
+		.rate = job->rate_text[0] ? job->rate_text : NULL,
+	};
+}
+
 double job_mib_per_s(const struct job *job, int64_t released_mono)
 {
 	int64_t span = released_mono - job->started_mono;

@@ -14,6 +14,7 @@
 
 #include "backoff.h"
 #include "hv.h"
+#include "log.h"
 #include "rate.h"
 #include "store.h"
 
@@ -139,6 +140,9 @@ bool job_may_keep_pages(const struct job *job);
  * unless job_may_keep_pages, then only within XENREAPER_FALLING_MS of the
  * last fall the daemon saw. */
 bool job_pages_coming_back(const struct job *job, int64_t now);
+/* The journal fields of EVENT for JOB: its domain, state, reason,
+ * held-by, error and rate as they are now (pointers into JOB). */
+struct log_fields job_log_fields(const struct job *job, enum log_event event);
 
 /* Write every node of JOB. */
 int job_publish(const struct job *job, struct store *s, store_tx tx);

@@ -29,6 +29,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
 
 #include "clock.h"
 #include "config.h"
@@ -248,12 +249,9 @@ static void daemon_reload(struct daemon *d)
 	if (rc) {
 		if (!errs.n || config_errors_join(&errs, &joined))
 			joined = NULL;
-		log_err("reload of %s failed, keeping the policy in effect:", d->opts.config_path);
-		config_errors_log(&errs);
-		if (!errs.n)
-			log_err("%s: %s", d->opts.config_path, strerror(-rc));
 		if (!joined && asprintf(&joined, "%s: %s", d->opts.config_path, strerror(-rc)) < 0)
 			joined = NULL;
+		config_log_reload_failed(d->opts.config_path, rc, &errs, joined);
 		reaper_set_config_error(d->reaper, joined ? joined : "reload failed");
 	} else {
 		reaper_set_policy(d->reaper, fresh);
@@ -261,7 +259,7 @@ static void daemon_reload(struct daemon *d)
 		d->policy = fresh;
 		log_set_level(d->opts.verbose ? LOG_DEBUG : fresh->log_level);
 		reaper_set_config_error(d->reaper, NULL);
-		log_notice("policy reloaded from %s", fresh->path ? fresh->path : "built-in defaults");
+		config_log_reloaded(fresh);
 	}
 	free(joined);
 	config_errors_clear(&errs);
@@ -493,6 +491,9 @@ int main(int argc, char **argv)
 	/* Descriptors a hand start leaves us must not reach libxl's hotplug
 	 * scripts (everything we open ourselves is close-on-exec). */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	/* Under systemd, entries a log pipeline can filter (log.h). */
+	if (log_stderr_is_journal())
+		log_set_journal_sink(sd_journal_sendv);
 
 	rc = parse_options(argc, argv, &d.opts);
 	if (rc)

@@ -325,25 +325,41 @@ int reaper_publish_active(struct reaper *r)
 	return rc;
 }
 
+/* The event JOB's move from FROM to its current state is for a log
+ * pipeline: started, done and failed have their MESSAGE_ID; zombie and
+ * stuck have theirs on the line saying what holds them. */
+static enum log_event reaper_transition_event(const struct job *job, enum job_state from)
+{
+	if (from == JOB_QUEUED && job->state == JOB_DESTROYING)
+		return LOG_EVENT_STARTED;
+	if (job->state == JOB_DONE)
+		return LOG_EVENT_DONE;
+	if (job->state == JOB_FAILED)
+		return LOG_EVENT_FAILED;
+	return LOG_EVENT_NONE;
+}
+
 /* Log JOB's move from FROM to its current state and publish it.  A failed
  * publish is logged here and retried by reaper_republish(); the in-memory
  * state stays authoritative. */
 static void reaper_announce(struct reaper *r, struct job *job, enum job_state from)
 {
 	const char *sep = job->error ? ": " : "", *why = job->error ? job->error : "";
-	int rc;
+	struct log_fields fields = job_log_fields(job, reaper_transition_event(job, from));
+	/* A job given up on is what an admin must look at. */
+	int prio = job->state == JOB_FAILED ? LOG_WARNING : LOG_INFO, rc;
 
 	/* Publish first: the log never says a state xenstore does not hold
 	 * yet (a SIGKILL between the two would have a restarted daemon resume
 	 * a job the journal already called done, and finish it again). */
 	rc = reaper_publish_job(r, job, false);
 	if (job_state_is_final(job->state) && job->started_mono)
-		log_info("domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
-			 job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
-			 (job->finished_mono - job->started_mono) / 1000.0, sep, why);
+		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
+			  job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
+			  (job->finished_mono - job->started_mono) / 1000.0, sep, why);
 	else
-		log_info("domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
-			 reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
+		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s%s%s", job->domid, job->name,
+			  reaper_job_mib(job), job_state_name(from), job_state_name(job->state), sep, why);
 	if (rc)
 		log_warning("domain %u: could not publish state %s: %s; trying again with back-off",
 			    job->domid, job_state_name(job->state), strerror(-rc));

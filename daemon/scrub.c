@@ -236,16 +236,18 @@ static int scrub_no_figure(struct scrub *sc, struct job *jobs)
 /* A probe failed with RC at NOW: back off, and give up after a while. */
 static int scrub_failed(struct scrub *sc, struct job *jobs, int rc, int64_t now)
 {
+	struct log_fields fields;
 	int64_t delay;
 
 	sc->failures++;
 	if (!sc->failing.failures)
 		sc->failing_since_mono = now;
 	if (now - sc->failing_since_mono >= SCRUB_GIVE_UP_MS) {
-		log_warning("the scrub backlog could not be measured for %.0f s (%s): "
-			    "sync jobs end when their pages are back, as with scrub-probe = none; "
-			    "next try in %d min", (now - sc->failing_since_mono) / 1000.0,
-			    strerror(-rc), SCRUB_BROKEN_MS / 60000);
+		fields = (struct log_fields){ .event = LOG_EVENT_SCRUB_GAVE_UP, .error = strerror(-rc) };
+		log_event(LOG_WARNING, &fields, "the scrub backlog could not be measured for %.0f s (%s): "
+			  "sync jobs end when their pages are back, as with scrub-probe = none; "
+			  "next try in %d min", (now - sc->failing_since_mono) / 1000.0,
+			  strerror(-rc), SCRUB_BROKEN_MS / 60000);
 		backoff_reset(&sc->failing);
 		sc->broken_until_mono = now + SCRUB_BROKEN_MS;
 		return scrub_no_figure(sc, jobs);

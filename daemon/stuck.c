@@ -223,68 +223,54 @@ static int stuck_children(uint32_t domid, FILE *f, unsigned *found)
 	return 0;
 }
 
+struct stuck_backends {
+	struct store *store;
+	FILE *f;
+	unsigned *found;
+};
+
+/* The devices of backend directory PATH that are not Closed, appended
+ * to F with their state. */
+static int stuck_backend(const char *backdom, const char *type, const char *path, void *opaque)
+{
+	struct stuck_backends *b = opaque;
+	char **devs = NULL, *leaf = NULL, *value;
+	unsigned n_devs = 0;
+	unsigned long state;
+	int rc = 0;
+
+	(void)backdom;
+	(void)type;
+	if (store_list(b->store, STORE_TX_NONE, path, &devs, &n_devs))
+		return 0;	/* it just went */
+	for (unsigned d = 0; d < n_devs; d++) {
+		free(leaf);
+		if (asprintf(&leaf, "%s/%s/state", path, devs[d]) < 0) {
+			leaf = NULL;
+			rc = -ENOMEM;
+			break;
+		}
+		if (store_read(b->store, STORE_TX_NONE, leaf, &value))
+			continue;
+		state = strtoul(value, NULL, 10);
+		free(value);
+		if (state == 6)
+			continue;	/* Closed: libxl waits for it no more */
+		fprintf(b->f, "%sbackend %s/%s in state %lu (%s)", (*b->found)++ ? "; " : "", path,
+			devs[d], state, holders_xenbus_state(state));
+	}
+	free(leaf);
+	store_names_free(devs, n_devs);
+	return rc;
+}
+
 /* DOMID's backends in every domain's xenstore tree that are not Closed,
  * appended to F with their state. */
 static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found)
 {
-	char **doms = NULL, **types = NULL, **devs = NULL, *path = NULL, *value;
-	unsigned n_doms = 0, n_types = 0, n_devs = 0;
-	unsigned long state;
-	int rc;
+	struct stuck_backends b = { .store = store, .f = f, .found = found };
 
-	rc = store_list(store, STORE_TX_NONE, "/local/domain", &doms, &n_doms);
-	if (rc)
-		return rc == -ENOENT ? 0 : rc;
-	for (unsigned i = 0; !rc && i < n_doms; i++) {
-		free(path);
-		path = NULL;
-		if (asprintf(&path, "/local/domain/%s/backend", doms[i]) < 0) {
-			path = NULL;
-			rc = -ENOMEM;
-			break;
-		}
-		store_names_free(types, n_types);
-		types = NULL;
-		n_types = 0;
-		if (store_list(store, STORE_TX_NONE, path, &types, &n_types))
-			continue;	/* no backends there, or they just went */
-		for (unsigned t = 0; !rc && t < n_types; t++) {
-			free(path);
-			if (asprintf(&path, "/local/domain/%s/backend/%s/%u", doms[i], types[t], domid) < 0) {
-				path = NULL;
-				rc = -ENOMEM;
-				break;
-			}
-			store_names_free(devs, n_devs);
-			devs = NULL;
-			n_devs = 0;
-			if (store_list(store, STORE_TX_NONE, path, &devs, &n_devs))
-				continue;
-			for (unsigned d = 0; d < n_devs; d++) {
-				free(path);
-				if (asprintf(&path, "/local/domain/%s/backend/%s/%u/%s/state", doms[i],
-					     types[t], domid, devs[d]) < 0) {
-					path = NULL;
-					rc = -ENOMEM;
-					break;
-				}
-				if (store_read(store, STORE_TX_NONE, path, &value))
-					continue;
-				state = strtoul(value, NULL, 10);
-				free(value);
-				if (state == 6)
-					continue;	/* Closed: libxl waits for it no more */
-				path[strlen(path) - strlen("/state")] = '\0';
-				fprintf(f, "%sbackend %s in state %lu (%s)", (*found)++ ? "; " : "", path,
-					state, holders_xenbus_state(state));
-			}
-		}
-	}
-	free(path);
-	store_names_free(devs, n_devs);
-	store_names_free(types, n_types);
-	store_names_free(doms, n_doms);
-	return rc;
+	return holders_foreach_backend(store, domid, stuck_backend, &b);
 }
 
 int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,

@@ -74,6 +74,7 @@ static void teardown_check_leftovers(struct reaper *r, struct job *job)
  * the backlog cannot be measured). */
 static void teardown_released(struct reaper *r, struct job *job)
 {
+	struct log_fields fields;
 	double mib_s;
 	bool measured;
 
@@ -84,12 +85,13 @@ static void teardown_released(struct reaper *r, struct job *job)
 	if (job->state != JOB_QUEUED && job->pages_at_start) {
 		/* In the manner of libxc's show_transfer_rate. */
 		mib_s = job_mib_per_s(job, job->released_mono);
-		log_info("domain %u (%s): %" PRIu64 " page%s (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
-			 job->domid, job->name, job->pages_at_start, job->pages_at_start == 1 ? "" : "s",
-			 job->pages_at_start / 256,
-			 (job->released_mono - job->started_mono) / 1000.0, mib_s);
 		if (mib_s > 0)
 			snprintf(job->rate_text, sizeof(job->rate_text), "%.1f", mib_s);
+		fields = job_log_fields(job, LOG_EVENT_RELEASED);
+		log_event(LOG_INFO, &fields, "domain %u (%s): %" PRIu64 " page%s (%" PRIu64 " MiB) released in %.3f s, %.1f MiB/s",
+			  job->domid, job->name, job->pages_at_start, job->pages_at_start == 1 ? "" : "s",
+			  job->pages_at_start / 256,
+			  (job->released_mono - job->started_mono) / 1000.0, mib_s);
 	}
 	/* A job that never started released nothing of ours. */
 	measured = job->state != JOB_QUEUED && scrub_track(r->scrub, job);
@@ -215,9 +217,12 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
  * destroying once more, and its slot is its own again. */
 static void teardown_unstick(struct reaper *r, struct job *job, const char *how)
 {
+	struct log_fields fields = job_log_fields(job, LOG_EVENT_UNSTUCK);
+
 	r->n_stuck--;
-	log_notice("domain %u (%s): its stuck teardown %s after %.1f s", job->domid, job->name, how,
-		   (clock_mono_ms() - job->submitted_mono) / 1000.0);
+	fields.state = job_state_name(JOB_DESTROYING);	/* where it goes */
+	log_event(LOG_NOTICE, &fields, "domain %u (%s): its stuck teardown %s after %.1f s", job->domid,
+		  job->name, how, (clock_mono_ms() - job->submitted_mono) / 1000.0);
 	reaper_transition(r, job, JOB_DESTROYING);
 }
 
@@ -311,6 +316,7 @@ static bool teardown_retries(const struct job *job)
 void teardown_retry(struct reaper *r, int64_t now)
 {
 	const struct hv_domain *domains = NULL, *d;
+	struct log_fields fields;
 	size_t n = 0;
 
 	for (struct job *job = r->jobs; job; job = job->next) {
@@ -325,8 +331,10 @@ void teardown_retry(struct reaper *r, int64_t now)
 		}
 		if (d->dying && job->state == JOB_DESTROYING) {
 			teardown_diagnose(r, job, d);
-			log_warning("domain %u (%s) is a zombie: dead, %s; destroying it again",
-				    job->domid, job->name, job->held_by ? job->held_by : "pages still held");
+			fields = job_log_fields(job, LOG_EVENT_ZOMBIE);
+			fields.state = job_state_name(JOB_ZOMBIE);	/* what it is now */
+			log_event(LOG_WARNING, &fields, "domain %u (%s) is a zombie: dead, %s; destroying it again",
+				  job->domid, job->name, job->held_by ? job->held_by : "pages still held");
 			reaper_transition(r, job, JOB_ZOMBIE);
 		}
 		/* Settled in its state, the destroy waits for a free worker
@@ -382,6 +390,7 @@ static bool teardown_describe_stuck(struct reaper *r, struct job *job, int64_t n
 static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now, bool pages_fell)
 {
 	int64_t bound = r->policy->stuck_after_ms, still_since = job_still_since(job);
+	struct log_fields fields;
 	int rc;
 
 	if (job->state == JOB_STUCK) {
@@ -399,8 +408,10 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 		return;
 	teardown_describe_stuck(r, job, now, still_since);
 	r->n_stuck++;
-	log_warning("domain %u (%s) is stuck: %s", job->domid, job->name,
-		    job->held_by ? job->held_by : "its destroy has not returned");
+	fields = job_log_fields(job, LOG_EVENT_STUCK);
+	fields.state = job_state_name(JOB_STUCK);	/* what it is now */
+	log_event(LOG_WARNING, &fields, "domain %u (%s) is stuck: %s", job->domid, job->name,
+		  job->held_by ? job->held_by : "its destroy has not returned");
 	reaper_transition(r, job, JOB_STUCK);
 	if (r->n_stuck <= r->lent)
 		return;

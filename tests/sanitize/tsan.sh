@@ -1,7 +1,7 @@
 #!/bin/sh
 # The tests that run the daemon's worker threads (the reaper, the job
-# state machine and the threads lent for stuck teardowns on the real
-# worker pool) built by clang with ThreadSanitizer: a data race, a
+# state machine, the threads lent for stuck teardowns, and the journal
+# sink the daemon's threads log to, on the real worker pool) built by clang with ThreadSanitizer: a data race, a
 # lock-order inversion or a thread leak fails the test.  TAP on stdout.
 . "${srcdir:-.}/tests/sanitize/lib.sh"
 
@@ -12,7 +12,7 @@ require_clang "-fsanitize=thread"
 TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:report_thread_leaks=1}
 export TSAN_OPTIONS
 
-set -- tests/unit/test-reaper tests/unit/test-job tests/unit/test-stuck
+set -- tests/unit/test-reaper tests/unit/test-job tests/unit/test-stuck tests/unit/test-journal
 echo "1..$(($# + 2))"
 if sanitize_build tsan "$TSAN_CFLAGS" "$TSAN_LDFLAGS" "$@"; then
 	ok "clang build with -fsanitize=thread, no warnings"

@@ -10,7 +10,7 @@
 builddir=${abs_top_builddir:-.}
 n=0 failed=0
 tests="test-reaper test-reliability test-orphans test-handoff test-rate test-metrics
-	test-job test-config test-heapdump test-layout test-stuck test-leftovers"
+	test-job test-config test-heapdump test-layout test-stuck test-leftovers test-journal"
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed (apt-get install valgrind)"
 	exit 0
