@@ -244,7 +244,7 @@ xb_front_initrd() {
 	fi
 	echo /tmp/xb-fronts.cpio.gz
 }
-# xb_leftovers DOMID [IMAGE]: what is left in dom0 of domain DOMID after
+# xb_leftovers DOMID [IMAGE...]: what is left in dom0 of domain DOMID after
 # its teardown, one line per kind of thing and nothing when nothing is,
 # with DOMID written D so that two teardowns' lists compare as text: its
 # backend directories (by type), its domain directory, its interfaces and
@@ -258,11 +258,12 @@ xb_leftovers() {
 	[ -n "$_xb_i" ] && echo "interfaces: $_xb_i"
 	_xb_i=$(ls /sys/class/net/$XB_BRIDGE/brif 2>/dev/null | grep "^vif$1\." | sed "s/^vif$1\./vifD./" | tr '\n' ' ')
 	[ -n "$_xb_i" ] && echo "ports on $XB_BRIDGE: $_xb_i"
-	if [ -n "${2:-}" ]; then
-		_xb_i=$(losetup -j $2 | wc -l)
-		[ $_xb_i -gt 0 ] && echo "loop devices on its image: $_xb_i"
-	fi
-	_xb_i=$(pgrep -f -- "-xen-domid $1( |\$)" | wc -l)
+	_xb_d=$1; shift
+	for _xb_img; do
+		_xb_i=$(losetup -j $_xb_img | wc -l)
+		[ $_xb_i -gt 0 ] && echo "loop devices on its image in ${_xb_img%/*}: $_xb_i"
+	done
+	_xb_i=$(pgrep -f -- "-xen-domid $_xb_d( |\$)" | wc -l)
 	[ $_xb_i -gt 0 ] && echo "device-model processes: $_xb_i"
 	return 0
 }

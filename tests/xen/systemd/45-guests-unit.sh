@@ -4,10 +4,11 @@
 # capabilities, ProtectSystem=strict), compared as in guests/common.inc:
 # what the sandbox stops a hotplug script or libxl from doing shows here.
 # Before 50-service, whose last act kills xenstored.
-# The default kinds are those the unit's sandbox can break (a loop device
-# to detach under DevicePolicy=, an image under /tmp, a booted guest's
-# vif and disk); each kind costs minutes under emulation, and make
-# check-guests runs them all by hand.  XB_GUEST_KINDS chooses others.
+# The default kinds: admin, one booted guest with what the unit's sandbox
+# can break (loop devices to detach under DevicePolicy=, an image under
+# /tmp, a logical volume, a vif), and file-fail, a remove that fails; each
+# kind costs minutes under emulation, and make check-guests runs them all
+# by hand.  XB_GUEST_KINDS chooses others.
 . $XB_LIB
 . $XB_SRC/tests/xen/guests/common.inc
 xb_backends
@@ -22,7 +23,7 @@ pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_check "under the unit, the host's /tmp is visible" nsenter -t $pid -m test -x $W/vif-probe
 xb_check "  and read-only" nsenter -t $pid -m sh -c "! touch $W/written 2>/dev/null"
 WAYS="xl daemon"
-for k in ${XB_GUEST_KINDS:-file file-tmp booted}; do run_kind $k; done
+for k in ${XB_GUEST_KINDS:-admin file-fail}; do run_kind $k; done
 
 # The unit as it was (PrivateTmp=yes): Debian's block script cannot see an
 # image under /tmp, leaves its loop device attached and exits 0; the job
