@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bed.h"
 #include "clock.h"
@@ -121,6 +122,21 @@ void bed_run(struct bed *b, int64_t ms)
 unsigned bed_run_busy(struct bed *b, int64_t ms)
 {
 	return bed_run_loop(b, ms, false);
+}
+
+void bed_wait_gone(struct bed *b, uint32_t domid)
+{
+	struct timespec pause = { 0, 5 * 1000 * 1000 };
+
+	for (int i = 0; i < 1000 && fake_hv_exists(b->hv, domid); i++)
+		nanosleep(&pause, NULL);
+	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
+	     worker_pool_busy(b->pool) < reaper_busy(b->r); i++) {
+		reaper_handle_workers(b->r);
+		nanosleep(&pause, NULL);
+	}
+	reaper_handle_workers(b->r);
+	bed_run_busy(b, 300);
 }
 
 void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name)

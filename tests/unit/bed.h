@@ -36,6 +36,9 @@ void bed_run(struct bed *b, int64_t ms);
  * moved to each deadline; counts wake-ups, and stops early if the loop
  * would spin (a deadline that does not move: returns those turns). */
 unsigned bed_run_busy(struct bed *b, int64_t ms);
+/* Wait (real time, at most 5 s) for the fake's held destroy of DOMID to
+ * have removed it, then let the main loop collect it and settle. */
+void bed_wait_gone(struct bed *b, uint32_t domid);
 /* A live domain DOMID (UUID seed DOMID) of PAGES in cpupool POOL, named
  * NAME in xenstore. */
 void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name);

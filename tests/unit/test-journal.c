@@ -320,22 +320,6 @@ static void test_zombie(void)
 	fake_journal_stop();
 }
 
-/* Wait (in real time) for DOMID's held destroy to return and settle. */
-static void wait_gone(struct bed *b, uint32_t domid)
-{
-	struct timespec pause = { 0, 5 * 1000 * 1000 };
-
-	for (int i = 0; i < 1000 && fake_hv_exists(b->hv, domid); i++)
-		nanosleep(&pause, NULL);
-	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
-	     worker_pool_busy(b->pool) < reaper_busy(b->r); i++) {
-		reaper_handle_workers(b->r);
-		nanosleep(&pause, NULL);
-	}
-	reaper_handle_workers(b->r);
-	bed_run_busy(b, 300);
-}
-
 static void test_stuck(void)
 {
 	const struct fake_journal_entry *e;
@@ -373,7 +357,7 @@ static void test_stuck(void)
 	   "its pages fall again: an entry with the unstuck MESSAGE_ID");
 	is_str(FIELD(e, "XENREAPER_JOB_STATE"), "destroying", "  state destroying");
 	fake_hv_hold_domain(b.hv, 5, false);
-	wait_gone(&b, 5);
+	bed_wait_gone(&b, 5);
 	ok(fake_journal_find(XR_MESSAGE_DONE, 5) != NULL, "it returns: done");
 	bed_dispose(&b);
 	export_entries();

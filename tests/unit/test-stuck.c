@@ -220,23 +220,6 @@ static void test_holders(void)
 	store_free(s);
 }
 
-/* Wait (real time, at most 5 s) for the fake's destroy of DOMID to have
- * removed it, then let the main loop collect it. */
-static void wait_gone(struct bed *b, uint32_t domid)
-{
-	struct timespec pause = { 0, 5 * 1000 * 1000 };
-
-	for (int i = 0; i < 1000 && fake_hv_exists(b->hv, domid); i++)
-		nanosleep(&pause, NULL);
-	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
-	     worker_pool_busy(b->pool) < reaper_busy(b->r); i++) {
-		reaper_handle_workers(b->r);
-		nanosleep(&pause, NULL);
-	}
-	reaper_handle_workers(b->r);
-	bed_run_busy(b, 300);
-}
-
 static void test_stuck_and_back(void)
 {
 	char proc[300];
@@ -274,7 +257,7 @@ static void test_stuck_and_back(void)
 	/* The next request does not wait for it (jobs = 1). */
 	bed_request(&b, 6, 6);
 	bed_run_busy(&b, 100);
-	wait_gone(&b, 6);
+	bed_wait_gone(&b, 6);
 	is_str(bed_node(&b, 6, "state"), "done", "the next teardown ran beside the stuck one");
 	is_str(bed_node(&b, 5, "state"), "stuck", "which is still stuck");
 
@@ -290,7 +273,7 @@ static void test_stuck_and_back(void)
 
 	/* The destroy returns at last: done, as any other. */
 	fake_hv_hold_domain(b.hv, 5, false);
-	wait_gone(&b, 5);
+	bed_wait_gone(&b, 5);
 	is_str(bed_node(&b, 5, "state"), "done", "the stuck teardown ends done when it returns");
 	ok(!bed_node(&b, 5, "held-by"), "with no held-by");
 	is_int(reaper_stuck(b.r), 0, "nothing stuck");
@@ -327,9 +310,9 @@ static void test_lend_bound(void)
 	       "past the bound, the next one waits");
 	fake_hv_release(b.hv);
 	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++)
-		wait_gone(&b, domid);
+		bed_wait_gone(&b, domid);
 	bed_run_busy(&b, 100);
-	wait_gone(&b, 10 + REAPER_LEND_MAX + 1);
+	bed_wait_gone(&b, 10 + REAPER_LEND_MAX + 1);
 	n_stuck = 0;
 	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++)
 		n_stuck += strcmp(bed_node(&b, domid, "state"), "done") != 0;
