@@ -27,6 +27,8 @@ xb_is() {
 xb_done()    { exit $((XB_FAILED > 0)); }
 
 xb_ms()         { $XB_TOOL ms; }
+# xb_mono_ms: now on the monotonic clock that xbtool stamp's lines carry.
+xb_mono_ms()    { echo | $XB_TOOL stamp | cut -d' ' -f1; }
 # xb_time VAR CMD...: run CMD, set VAR to the ms it blocked (its own start-up
 # included, xbtool's not); returns CMD's status.
 xb_time() {

@@ -85,13 +85,12 @@ d=$(xb_guest later 256) || xb_not_ok "create 256 MiB guest"
 # once the request is written, just before it starts waiting) to its last;
 # what comes before (exec, libraries, xenstore connection, resolving the
 # domain) is dom0's speed, reported beside it (once, in CI, 6 s of a 9.2 s
-# run went somewhere there or in the wait; 0.7-1.1 s in three boots since).
+# run went somewhere there or in the wait; 0.4-1.1 s in the four runs since).
 # The bound: the limit, one 1 s turn, and a second for a turn's reading.
-mono() { echo | $XB_TOOL stamp | cut -d' ' -f1; }	# the clock stamp uses
-start=$(mono)
+start=$(xb_mono_ms)
 { XENREAPER_WAIT_TIMEOUT=3 $FRONT destroy --async --wait $d; echo $? > /tmp/down.rc; } 2>&1 |
 	$XB_TOOL stamp > /tmp/down.out
-end=$(mono)
+end=$(xb_mono_ms)
 rc=$(cat /tmp/down.rc)
 first=$(awk 'NR == 1 { print $1 }' /tmp/down.out)
 last=$(awk 'END { print $1 }' /tmp/down.out)

@@ -85,7 +85,7 @@ pinglog=$!
 	$XB_TOOL stamp > /tmp/slow2.out &
 front=$!
 xb_is "$(xb_wait_node $XB_ROOT/job/$s/state destroying 60)" destroying "  its teardown under way (domain $s)"
-stopped=$(echo x | $XB_TOOL stamp | cut -d' ' -f1)	# (just before the signal)
+stopped=$(xb_mono_ms)	# (just before the signal)
 kill -STOP $pid
 wait $front
 kill $pinglog 2>/dev/null
