@@ -1,3 +1,4 @@
+# xenbench: hap
 # Real guests (issue 16) under the daemon's own unit: each kind torn down
 # by plain `xl destroy` and by `xl destroy --async --wait` with xenreaperd
 # running from units/xenreaperd.service (DevicePolicy=closed, the reduced
@@ -6,9 +7,12 @@
 # Before 50-service, whose last act kills xenstored.
 # The default kinds: admin, one booted guest with what the unit's sandbox
 # can break (loop devices to detach under DevicePolicy=, an image under
-# /tmp, a logical volume, a vif), and file-fail, a remove that fails; each
-# kind costs minutes under emulation, and make check-guests runs them all
-# by hand.  XB_GUEST_KINDS chooses others.
+# /tmp, a logical volume, a vif), file-fail, a remove that fails, and the
+# two device models: dm (a PV guest's QEMU serving a framebuffer and a
+# qdisk image) and hvm (an HVM guest's, hence `hap`), whose QEMU libxl
+# must stop from inside the sandbox; each kind costs a minute or more
+# under emulation, and make check-guests runs them all by hand.
+# XB_GUEST_KINDS chooses others.
 . $XB_LIB
 . $XB_SRC/tests/xen/guests/common.inc
 xb_backends
@@ -23,7 +27,7 @@ pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_check "under the unit, the host's /tmp is visible" nsenter -t $pid -m test -x $W/vif-probe
 xb_check "  and read-only" nsenter -t $pid -m sh -c "! touch $W/written 2>/dev/null"
 WAYS="xl daemon"
-for k in ${XB_GUEST_KINDS:-admin file-fail}; do run_kind $k; done
+for k in ${XB_GUEST_KINDS:-admin file-fail dm hvm}; do run_kind $k; done
 
 # The unit as it was (PrivateTmp=yes): Debian's block script cannot see an
 # image under /tmp, leaves its loop device attached and exits 0; the job
