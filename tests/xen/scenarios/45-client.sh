@@ -42,7 +42,9 @@ $XR destroy --wait guarded > /dev/null 2>&1; rc=$?
 xb_is $rc 0 "with xenstore consistent again, destroy by name works"
 
 # --- two xen-utils versions; the front runs the running hypervisor's
-xb_note "hypervisor $(cat /sys/hypervisor/version/major).$(cat /sys/hypervisor/version/minor)"
+# (4.17 on Debian 12, 4.20 on Debian 13)
+run=$(cat /sys/hypervisor/version/major).$(cat /sys/hypervisor/version/minor)
+xb_note "hypervisor $run"
 mkdir -p /tmp/fakelib /tmp/origlib
 cat > /tmp/twoversions.sh <<EOS
 mount --bind /usr/lib /tmp/origlib || exit 9
@@ -56,8 +58,8 @@ strace -f -e trace=execve -o /tmp/front.trace $FRONT domname 0; echo "rc \$?"
 EOS
 unshare -m sh /tmp/twoversions.sh > /tmp/two.out 2>&1
 sed 's/^/XQTAP #   /' /tmp/two.out
-xb_check "with 4.17 and 4.99 installed, the front runs 4.17's xl" grep -qx Domain-0 /tmp/two.out
-xb_check "  (execve of /usr/lib/xen-4.17/bin/xl)" grep -q 'execve("/usr/lib/xen-4.17/bin/xl"' /tmp/front.trace
+xb_check "with $run and 4.99 installed, the front runs $run's xl" grep -qx Domain-0 /tmp/two.out
+xb_check "  (execve of /usr/lib/xen-$run/bin/xl)" grep -q "execve(\"/usr/lib/xen-$run/bin/xl\"" /tmp/front.trace
 xb_check "  never 4.99's" sh -c "! grep -q FAKE-XL /tmp/two.out"
 
 # --- an orphan: list shows its reason, status what holds it
