@@ -4,8 +4,8 @@
 # client and the memory hand-off, SIGKILL at each kill moment) on 4.20's
 # hypervisor, xenstored and libxl, with the project built inside a Debian
 # 13 root (tests/xen/make-root.sh: made from the host's mirror on the
-# first run, about 3 minutes; cached in the build tree after).  The TAP
-# names carry the Xen dom0 saw ("xen-4.20.4 20-daemon: ...").
+# first run, 2 to 3 minutes; cached in the build tree after).  The TAP
+# names carry the Xen dom0 saw ("xen-4.20.5-pre 20-daemon: ...").
 # XENBENCH=no skips it.
 [ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }
 # 3 CPUs: the policy scenario moves one into a second cpupool.  Five

@@ -1,11 +1,12 @@
+# xenbench: hap
 # Real guests (issue 16), each kind torn down by plain `xl destroy`, by the
 # daemon started by hand (`xl destroy --async --wait` through the front)
 # and by the teardown floor, compared: see guests/common.inc for the kinds
 # and what is compared.  XB_GUEST_KINDS chooses kinds, XB_GUEST_WAYS ways;
 # scenarios/58-guests runs it in make check with fewer of both.
-# The kinds vfb, qdisk and hvm (see common.inc) are not in the default
-# list: vfb and qdisk passed once by hand (XB_GUEST_KINDS='vfb qdisk'),
-# hvm does not yet create here (see common.inc).
+# The kinds vfb, qdisk, dm and hvm (see common.inc) are not in the default
+# list: XB_GUEST_KINDS='vfb qdisk dm hvm' runs them (each passed by hand;
+# hvm needs HAP, hence this boot's `hap`).
 . $XB_LIB
 . $XB_SRC/tests/xen/guests/common.inc
 xb_backends
