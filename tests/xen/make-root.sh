@@ -170,7 +170,8 @@ debs_in_root() {
 	rm -rf "$out/src"
 	v=$(chroot "$root" dpkg-query -W -f='${Version}' xen-utils-common 2>/dev/null) || v=
 	mkdir -p "$out/xen"
-	[ -n "$v" ] && in_root "$root" "$out" sh -c "cd '$out/xen' && apt-get download -qq 'xen-utils-common=$v'" >/dev/null 2>&1 ||
+	# mmdebstrap left the root no package lists: fetch them first.
+	[ -n "$v" ] && in_root "$root" "$out" sh -c "apt-get update -qq && cd '$out/xen' && apt-get download -qq 'xen-utils-common=$v'" >/dev/null 2>&1 ||
 		echo "make-root.sh: no xen-utils-common $v package fetched into $out/xen"
 	echo "make-root.sh: $(tail -n 1 "$out/build-deb.log") (inside $root; $(( $(date +%s) - start )) s in all)"
 }
