@@ -7,6 +7,10 @@
 # usage: make-root.sh SUITE DIR            make (or reuse) the root in DIR
 #        make-root.sh --build DIR BUILDDIR configure and build the project
 #                                          inside DIR, into BUILDDIR
+#        make-root.sh --debs DIR OUTDIR    build the Debian packages inside
+#                                          DIR (tests/xen/build-deb there:
+#                                          dpkg-buildpackage, then lintian)
+#                                          into OUTDIR
 #
 # The root comes from the mirror this machine's apt already uses (the first
 # URIs: of /etc/apt/sources.list.d/*.sources, else of sources.list), with
@@ -146,8 +150,35 @@ build_in_root() {
 	echo "make-root.sh: built in $root in $(( $(date +%s) - start )) s, $warnings warning(s) (log $build/build.log); tree $build/obj"
 }
 
+# debs_in_root ROOT OUTDIR: build-deb run inside ROOT, against its libxen,
+# debhelper and lintian, on a copy of what git tracks and leaves unignored
+# (the root has no git, and the source tree may be configured in place);
+# then the running suite's xen-utils-common package, fetched inside ROOT,
+# in OUTDIR/xen for 40-package's reinstall under the diversion.
+debs_in_root() {
+	root=$(cd "$1" && pwd) || die "no root '$1'"
+	[ -f "$root/.xenreaper-root" ] || die "$root is no root made by make-root.sh"
+	mkdir -p "$2"
+	out=$(cd "$2" && pwd)
+	case $out/ in "$root"/*) die "the output must lie outside the root, not in $root" ;; esac
+	start=$(date +%s)
+	rm -rf "$out/src"; mkdir -p "$out/src"
+	(cd "$srcdir" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -cf - --) | tar -xf - -C "$out/src" ||
+		die "cannot copy the source tree (git ls-files in $srcdir)"
+	in_root "$root" "$out" sh -c "'$out/src/tests/xen/build-deb' '$out'" > "$out/build-deb.log" 2>&1 ||
+		{ tail -n 30 "$out/build-deb.log" >&2; die "the packages did not build in $root (log $out/build-deb.log)"; }
+	rm -rf "$out/src"
+	v=$(chroot "$root" dpkg-query -W -f='${Version}' xen-utils-common 2>/dev/null) || v=
+	mkdir -p "$out/xen"
+	# mmdebstrap left the root no package lists: fetch them first.
+	[ -n "$v" ] && in_root "$root" "$out" sh -c "apt-get update -qq && cd '$out/xen' && apt-get download -qq 'xen-utils-common=$v'" >/dev/null 2>&1 ||
+		echo "make-root.sh: no xen-utils-common $v package fetched into $out/xen"
+	echo "make-root.sh: $(tail -n 1 "$out/build-deb.log") (inside $root; $(( $(date +%s) - start )) s in all)"
+}
+
 case ${1:-} in
 --build) [ $# -eq 3 ] || usage; build_in_root "$2" "$3" ;;
+--debs) [ $# -eq 3 ] || usage; debs_in_root "$2" "$3" ;;
 -*|'') usage ;;
 *) [ $# -eq 2 ] || usage; make_root "$1" "$2" ;;
 esac
