@@ -60,6 +60,13 @@ clang_rt_of_suite() {
 	trixie) echo libclang-rt-19-dev ;;
 	esac
 }
+# systemd.pc, which debian/rules reads the unit directory from: in systemd
+# itself up to Debian 12, in systemd-dev from 13.
+systemd_pc_of_suite() {
+	case $1 in
+	trixie) echo systemd-dev ;;
+	esac
+}
 
 # The mirror the machine's apt uses: deb822 sources first, then one-line.
 host_mirror() {
@@ -75,7 +82,7 @@ make_root() {
 	xenv=$(xen_of_suite "$suite") || die "no Xen version known for suite '$suite' (known: bookworm 4.17, trixie 4.20)"
 	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: run scripts/install-deps"
 	mirror=$(host_mirror) || die "no Debian mirror found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
-	all="xen-hypervisor-$xenv-amd64 xen-utils-$xenv $(clang_rt_of_suite "$suite") $(echo $packages)"
+	all="xen-hypervisor-$xenv-amd64 xen-utils-$xenv $(clang_rt_of_suite "$suite") $(systemd_pc_of_suite "$suite") $(echo $packages)"
 	want="suite=$suite mirror=$mirror xen=$xenv packages=$all"
 	if [ -f "$dir/.xenreaper-root" ] && [ "$(cat "$dir/.xenreaper-root")" = "$want" ]; then
 		echo "make-root.sh: $dir is a $suite root already (Xen $xenv, from $mirror): reused"
