@@ -17,6 +17,8 @@
 . $XB_LIB
 export DEBIAN_FRONTEND=noninteractive
 xl_was=$(readlink /usr/sbin/xl)
+# The running hypervisor's minor version: Debian 12's 4.17 or 13's 4.20.
+minor=$(cat /sys/hypervisor/version/minor)
 xl_stat=$(stat -c '%F %U:%G' /usr/sbin/xl)
 xb_check "dom0's root is writable (an overlay over the shared one)" touch /usr/sbin/.xb-writable
 rm -f /usr/sbin/.xb-writable
@@ -45,14 +47,16 @@ xb_is "$(readlink /usr/libexec/xl)" "$xl_was" "  Debian's xl moved there unchang
 xb_is "$(readlink -f /usr/sbin/xl)" /usr/libexec/xenreaper/xl "  and /usr/sbin/xl is the front"
 xb_is "$(command -v xl)" /usr/sbin/xl "root's PATH finds xl where it always did"
 /usr/libexec/xl info > /tmp/xl-info.out 2>&1
-xb_check "Debian's xl is still reachable: /usr/libexec/xl info runs xl 4.17" \
-	grep -q "^xen_minor *: 17" /tmp/xl-info.out
+xb_check "Debian's xl is still reachable: /usr/libexec/xl info runs xl 4.$minor" \
+	grep -q "^xen_minor *: $minor" /tmp/xl-info.out
 
 xb_is "$(systemctl is-enabled xenreaperd.service 2>&1)" enabled "xenreaperd.service is enabled"
 i=0; while [ "$(systemctl is-active xenreaperd.service)" != active ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 xb_is "$(systemctl is-active xenreaperd.service)" active "  and came up by itself"
-xb_is "$(systemctl show -p FragmentPath --value xenreaperd.service)" /lib/systemd/system/xenreaperd.service \
-	"  from the package's unit"
+# Debian 12 keeps units in /lib/systemd/system, 13 in /usr/lib/systemd/system.
+unit=$(dpkg -L xenreaper | grep '/systemd/system/xenreaperd.service$')
+xb_is "$(systemctl show -p FragmentPath --value xenreaperd.service)" "${unit:-no unit in the package}" \
+	"  from the package's unit ($unit)"
 pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_is "$(readlink /proc/$pid/exe)" /usr/sbin/xenreaperd "  running /usr/sbin/xenreaperd"
 xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid" "  which publishes daemon/pid"
@@ -65,17 +69,17 @@ xb_check "the Prometheus alerting rules are installed, and promtool accepts them
 
 # --- the front: plain xl, pass-through and destroy --async
 xl info > /tmp/front-info.out 2>&1
-xb_check "xl info through the front runs the real xl" grep -q "^xen_minor *: 17" /tmp/front-info.out
+xb_check "xl info through the front runs the real xl" grep -q "^xen_minor *: $minor" /tmp/front-info.out
 # A decoy toolstack newer than the running hypervisor: the front must take
-# the xl of the running version (4.17), as Debian's wrapper does.
+# the xl of the running version, as Debian's wrapper does.
 mkdir -p /usr/lib/xen-9.99/bin
 printf '#!/bin/sh\necho "decoy xl 9.99"\n' > /usr/lib/xen-9.99/bin/xl
 chmod +x /usr/lib/xen-9.99/bin/xl
 xl info > /tmp/front-info.out 2>&1
-if grep -q "^xen_minor *: 17" /tmp/front-info.out; then
-	xb_ok "  with a newer /usr/lib/xen-9.99 present, still the running 4.17's xl"
+if grep -q "^xen_minor *: $minor" /tmp/front-info.out; then
+	xb_ok "  with a newer /usr/lib/xen-9.99 present, still the running 4.$minor's xl"
 else
-	xb_not_ok "  with a newer /usr/lib/xen-9.99 present, still the running 4.17's xl"
+	xb_not_ok "  with a newer /usr/lib/xen-9.99 present, still the running 4.$minor's xl"
 	xb_note "  xl info said: $(head -c 200 /tmp/front-info.out)"
 fi
 rm -rf /usr/lib/xen-9.99
@@ -231,7 +235,7 @@ xb_is "$(stat -c '%F %U:%G' /usr/sbin/xl 2>&1) -> $(readlink /usr/sbin/xl)" "$xl
 xb_check "  /usr/libexec/xl is gone" test ! -e /usr/libexec/xl -a ! -L /usr/libexec/xl
 xb_is "$(dpkg -S /usr/sbin/xl 2>&1)" "xen-utils-common: /usr/sbin/xl" "  owned by xen-utils-common"
 xl info > /tmp/plain-info.out 2>&1
-xb_check "  plain xl info works" grep -q "^xen_minor *: 17" /tmp/plain-info.out
+xb_check "  plain xl info works" grep -q "^xen_minor *: $minor" /tmp/plain-info.out
 xb_check "  nothing was pending, so it did not wait" sh -c "! grep -q '^xenreaper: waiting' /tmp/apt-remove.out"
 xb_is "$(dpkg-query -W -f='${Status}' xenreaper)" "deinstall ok config-files" "  only the conffile is left"
 xb_check "  /etc/xen/xenreaper.conf is still there" test -f /etc/xen/xenreaper.conf
