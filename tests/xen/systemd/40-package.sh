@@ -1,19 +1,22 @@
 # xenbench: writable-root debs
-# The Debian packages (debian/, built on the host by tests/xen/build-deb)
-# installed with apt in a systemd dom0, as on a real Xen host: the service
-# is enabled and comes up by itself; plain `xl destroy --async` (no PATH
-# edit) goes through the front that the diversion of /usr/sbin/xl puts
-# there, while Debian's xl stays reachable and every other xl command runs
-# the real xl of the running hypervisor; a reinstall keeps one diversion;
-# the -dev package compiles and links a client; xen-utils-common
-# reinstalled writes its xl to the diverted name; with the running
-# version's xl gone, the front runs Debian's wrapper at its diverted name;
-# `apt remove` waits, with a bound and progress, for the teardowns the
-# daemon accepted, marks failed what did not finish and the requests left
-# over (their waiting callers see it; a reinstall acts on none), stops the
-# service and gives back /usr/sbin/xl unchanged; `apt purge` removes the
-# conffile and the xenstore tree.  Runs before 50-service, which ends by killing xenstored, and
-# leaves dom0 as it found it (the bench's runtime unit included).
+# The Debian packages (debian/, built by tests/xen/build-deb on the host
+# for 4.17, inside the Debian 13 root for 4.20) installed with apt in a
+# systemd dom0, as on a real Xen host: the service is enabled and comes up
+# by itself; plain `xl destroy --async` (no PATH edit) goes through the
+# front that the diversion of /usr/sbin/xl puts there, while Debian's xl
+# stays reachable and every other xl command runs the real xl of the
+# running hypervisor; a reinstall keeps one diversion; the -dev package
+# compiles and links a client; xen-utils-common reinstalled writes its xl
+# to the diverted name; with the running version's xl gone, the front runs
+# Debian's wrapper at its diverted name; `apt remove` waits, with a bound
+# and progress, for the teardowns the daemon accepted, marks failed what
+# did not finish and the requests left over (their waiting callers see it;
+# a reinstall leaves those jobs alone), stops the service and gives back
+# /usr/sbin/xl unchanged; `apt purge` removes the conffile and the xenstore
+# tree.  Each apt or dpkg run costs 30 to 75 s under emulation, so the
+# cases share them.  Runs before 50-service, which ends by killing
+# xenstored, and leaves dom0 as it found it (the bench's runtime unit
+# included).
 . $XB_LIB
 export DEBIAN_FRONTEND=noninteractive
 xl_was=$(readlink /usr/sbin/xl)
@@ -57,6 +60,15 @@ xb_is "$(systemctl is-active xenreaperd.service)" active "  and came up by itsel
 unit=$(dpkg -L xenreaper | grep '/systemd/system/xenreaperd.service$')
 xb_is "$(systemctl show -p FragmentPath --value xenreaperd.service)" "${unit:-no unit in the package}" \
 	"  from the package's unit ($unit)"
+# The installed unit as this release's systemd judges it (252 on Debian 12,
+# 257 on 13): verify says nothing, and the sandbox's exposure stays at most
+# 3.0, as tests/unit/test-unit.sh asks of the source unit.
+sv=$(systemctl --version | awk 'NR == 1 { print $2 }')
+systemd-analyze verify --man=no "$unit" > /tmp/verify.out 2>&1; rc=$?
+xb_check "  systemd $sv: systemd-analyze verify accepts it" sh -c "[ $rc -eq 0 ] && ! [ -s /tmp/verify.out ]"
+[ -s /tmp/verify.out ] && sed 's/^/XQTAP #   verify: /' /tmp/verify.out | head -n 10
+systemd-analyze security --threshold=30 xenreaperd.service > /tmp/security.out 2>&1; rc=$?
+xb_is "$rc" 0 "  systemd $sv: systemd-analyze security, the running service: $(grep -o 'exposure level.*' /tmp/security.out)"
 pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_is "$(readlink /proc/$pid/exe)" /usr/sbin/xenreaperd "  running /usr/sbin/xenreaperd"
 xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid" "  which publishes daemon/pid"
@@ -194,41 +206,35 @@ xb_check "  domain $z still exists, dead and held (nothing acted on it)" $XB_TOO
 kill -TERM $holder; wait $holder 2>/dev/null
 xb_check "  and once the helper lets go, it is gone" sh -c "$XB_TOOL wait-gone $z 60000 >/dev/null"
 
-# A request recorded while the daemon is stopped (the caller was told so,
-# exit 3) and left at removal: failed too, never served by a reinstall.
+# --- remove with the service stopped and a request left: the request
+# recorded while the daemon is stopped (the caller was told so, exit 3)
+# becomes a failed job, never served by a reinstall; the removal does not
+# wait (nothing was accepted), and gives /usr/sbin/xl back unchanged.
 systemctl stop xenreaperd.service
+xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "systemctl stop: daemon/state is stopped"
 r=$(xb_guest pkgr 128) || xb_not_ok "create pkgr"
 xl destroy --async pkgr > /tmp/destroy-r.out 2>&1; rc=$?
 xb_is "$rc" 3 "with the service stopped, xl destroy --async pkgr is recorded (exit 3)"
 xb_is "$(xb_read $XB_ROOT/request/$r)" "$($XB_TOOL uuid $r)" "  request/$r waits in xenstore"
 XENREAPER_WAIT_TIMEOUT=600 xenreaper wait $r > /tmp/wait-r.out 2>&1 &
 waiter=$!
+prom=/var/lib/prometheus/node-exporter/xenreaper.prom
+had_prom=no; [ -f $prom ] && had_prom=yes
 t0=$(xb_ms)
-apt-get remove -y xenreaper > /tmp/apt-remove-req.out 2>&1; rc=$?
+apt-get remove -y xenreaper > /tmp/apt-remove.out 2>&1; rc=$?
 xb_is "$rc" 0 "apt-get remove xenreaper with the request left ($(( $(xb_ms) - t0 )) ms)"
-grep '^xenreaper:' /tmp/apt-remove-req.out | sed 's/^/XQTAP #   /'
+[ $rc -eq 0 ] || sed 's/^/XQTAP #   /' /tmp/apt-remove.out | tail -n 20
+grep '^xenreaper:' /tmp/apt-remove.out | sed 's/^/XQTAP #   /'
+xb_check "  nothing was accepted, so it did not wait" sh -c "! grep -q '^xenreaper: waiting' /tmp/apt-remove.out"
 xb_check "  no request is left" test -z "$(xenstore-list $XB_ROOT/request 2>/dev/null)"
 xb_is "$(xb_state $r)" failed "  the request became a failed job"
 xb_is "$(xb_read $XB_ROOT/job/$r/uuid)" "$($XB_TOOL uuid $r)" "  for the UUID asked for"
 wait $waiter; rc=$?
 xb_is "$rc" 1 "  the caller waiting on it ends: exit 1"
 xb_check "  with the reason" grep -q "package was removed" /tmp/wait-r.out
-apt-get install -y $(cat /tmp/debs.list) > /tmp/apt-reinstall.out 2>&1; rc=$?
-xb_is "$rc" 0 "apt-get install again"
-xb_is "$(xb_wait_node $XB_ROOT/daemon/state running 60)" running "  xenreaperd runs again (it reads request/ before it says running)"
-xb_check "  and domain $r, whose request was left at the removal, still runs" $XB_TOOL pages $r
-xb_is "$(xb_state $r)" failed "  its job still failed"
+xb_check "  and domain $r, whose request was left, still runs" $XB_TOOL pages $r
 xl destroy pkgr
-
-# --- remove: service stopped, xl given back byte for byte
-prom=/var/lib/prometheus/node-exporter/xenreaper.prom
-had_prom=no; [ -f $prom ] && had_prom=yes
-t0=$(xb_ms)
-apt-get remove -y xenreaper > /tmp/apt-remove.out 2>&1; rc=$?
-xb_is "$rc" 0 "apt-get remove xenreaper ($(( $(xb_ms) - t0 )) ms)"
-[ $rc -eq 0 ] || sed 's/^/XQTAP #   /' /tmp/apt-remove.out | tail -n 20
 xb_is "$(systemctl is-active xenreaperd.service)" inactive "  the service is stopped"
-xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped"
 xb_check "  no diversion of /usr/sbin/xl is left" test -z "$(dpkg-divert --list /usr/sbin/xl)"
 xb_is "$(stat -c '%F %U:%G' /usr/sbin/xl 2>&1) -> $(readlink /usr/sbin/xl)" "$xl_stat -> $xl_was" \
 	"  /usr/sbin/xl is Debian's symlink again, same target"
@@ -236,7 +242,6 @@ xb_check "  /usr/libexec/xl is gone" test ! -e /usr/libexec/xl -a ! -L /usr/libe
 xb_is "$(dpkg -S /usr/sbin/xl 2>&1)" "xen-utils-common: /usr/sbin/xl" "  owned by xen-utils-common"
 xl info > /tmp/plain-info.out 2>&1
 xb_check "  plain xl info works" grep -q "^xen_minor *: $minor" /tmp/plain-info.out
-xb_check "  nothing was pending, so it did not wait" sh -c "! grep -q '^xenreaper: waiting' /tmp/apt-remove.out"
 xb_is "$(dpkg-query -W -f='${Status}' xenreaper)" "deinstall ok config-files" "  only the conffile is left"
 xb_check "  /etc/xen/xenreaper.conf is still there" test -f /etc/xen/xenreaper.conf
 if [ $had_prom = yes ]; then
