@@ -34,7 +34,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/../.." && pwd)
-usage() { echo "usage: make-root.sh SUITE DIR | --build DIR BUILDDIR" >&2; exit 2; }
+usage() { echo "usage: make-root.sh SUITE DIR | --build DIR BUILDDIR | --debs DIR OUTDIR" >&2; exit 2; }
 die() { echo "make-root.sh: $*" >&2; exit 1; }
 
 # What dom0 and the build need, beside the suite's Xen (added per suite).
@@ -127,12 +127,19 @@ in_root() {
 	return $rc
 }
 
-build_in_root() {
+# root_and_outside ROOT DIR: root and outside set to their absolute paths;
+# ROOT must be one that make_root made, DIR (made if missing) outside it.
+root_and_outside() {
 	root=$(cd "$1" && pwd) || die "no root '$1'"
 	[ -f "$root/.xenreaper-root" ] || die "$root is no root made by make-root.sh"
 	mkdir -p "$2"
-	build=$(cd "$2" && pwd)
-	case $build/ in "$root"/*) die "the build tree must lie outside the root, not in $root" ;; esac
+	outside=$(cd "$2" && pwd)
+	case $outside/ in "$root"/*) die "$2 must lie outside the root, not in $root" ;; esac
+}
+
+build_in_root() {
+	root_and_outside "$1" "$2"
+	build=$outside
 	start=$(date +%s)
 	# An in-tree configured source tree (a developer's) cannot also be
 	# built out of tree: build a copy of what git tracks and leaves
@@ -163,11 +170,8 @@ build_in_root() {
 # then the running suite's xen-utils-common package, fetched inside ROOT,
 # in OUTDIR/xen for 40-package's reinstall under the diversion.
 debs_in_root() {
-	root=$(cd "$1" && pwd) || die "no root '$1'"
-	[ -f "$root/.xenreaper-root" ] || die "$root is no root made by make-root.sh"
-	mkdir -p "$2"
-	out=$(cd "$2" && pwd)
-	case $out/ in "$root"/*) die "the output must lie outside the root, not in $root" ;; esac
+	root_and_outside "$1" "$2"
+	out=$outside
 	start=$(date +%s)
 	rm -rf "$out/src"; mkdir -p "$out/src"
 	(cd "$srcdir" && git ls-files -z -c -o --exclude-standard | xargs -0 tar -cf - --) | tar -xf - -C "$out/src" ||
