@@ -132,9 +132,9 @@ in_root() {
 root_and_outside() {
 	root=$(cd "$1" && pwd) || die "no root '$1'"
 	[ -f "$root/.xenreaper-root" ] || die "$root is no root made by make-root.sh"
-	mkdir -p "$2"
-	outside=$(cd "$2" && pwd)
+	outside=$(realpath -m "$2")
 	case $outside/ in "$root"/*) die "$2 must lie outside the root, not in $root" ;; esac
+	mkdir -p "$outside"
 }
 
 build_in_root() {
