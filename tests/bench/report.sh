@@ -4,7 +4,8 @@
 # DOCS/benchmarks.md, one table per measure with median, min and max and
 # the ratio of medians to each reference, every goal of issue 10 marked met
 # or MISSED (by how much), and gnuplot plots in DOCS/bench/ beside copies of
-# the CSV files.  It computes nothing it was not given: a missing or empty
+# the CSV files; with BENCH_OUT-4.20 there too, the headline ratios on Xen
+# 4.20 beside them (compare-xen.sh).  It computes nothing it was not given: a missing or empty
 # file is an error, and no document is written.
 #
 # usage: report.sh BENCH_OUT DOCS [WALL_SECONDS]
@@ -447,5 +448,13 @@ set arrow from ${ds:-0},graph 0 to ${ds:-0},graph 1 nohead lc 2 dt 2
 plot "$out/xen-scrub-deferred.dat" using 1:(\$2/256.0) with linespoints lw 2 lc 1 title "deferred (dashed: job done)", \
      "$out/xen-scrub-sync.dat" using 1:(\$2/256.0) with linespoints lw 2 lc 2 title "sync (dashed: job done)"
 EOF
+# The headline ratios on Xen 4.20 beside these, when make bench's 4.20 boot
+# left its figures in BENCH_OUT-4.20 (make bench removes them first).
+if [ -s "$out-4.20/xen-sizes.csv" ]; then
+	{ echo; sh "$(dirname "$0")/compare-xen.sh" "$out" "$out-4.20"; } >> "$tmp/benchmarks.md" ||
+		die "compare-xen.sh failed on $out and $out-4.20"
+	mkdir -p "$docs/bench/4.20"
+	cp "$out-4.20"/xen-sizes.csv "$out-4.20"/xen-batch.csv "$out-4.20"/xen-machine.txt "$docs/bench/4.20/"
+fi
 mv "$tmp/benchmarks.md" "$md"
 echo "report.sh: wrote $md and $docs/bench/"
