@@ -103,12 +103,28 @@ xb_is "$(xb_wait_node $XB_ROOT/job/$s/state 'done|failed' 120)" done "SIGCONT: t
 xb_check "  the client left no ping behind" test -z "$(xenstore-list $XB_ROOT/ping 2>/dev/null)"
 xb_phase "SIGSTOP"
 
-# --- an idle daemon, nobody waiting: no wake-up
+# --- an idle daemon, nobody waiting: no wake-up.  Idle is once the scrub
+# probe that slow2's release scheduled has run and read no backlog: the
+# deferred settle time puts it 5 s after the release, and the least gap
+# between probes up to 60 s after the one before.  scrub/pages alone still
+# shows the probe before the release (it changes only when a probe runs),
+# so waiting on it let that probe fall inside the window (one run in the
+# last test command: 45 switches).  The metrics file that probe changed is
+# written at most METRICS_MIN_GAP_MS (1 s) after it.
 xb_wait_node $XB_ROOT/daemon/active-jobs 0 60 >/dev/null
-i=0; while [ "$(xb_read $XB_ROOT/scrub/pages)" != 0 ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
+fin=$(xb_read $XB_ROOT/job/$s/finished)
+probed_clean() {
+	awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v f="$fin" -v n="$(xb_read $XB_ROOT/scrub/pages)" \
+		'BEGIN { exit !(f != "" && p + 0 >= f + 0 && n == "0") }'
+}
+i=0; while ! probed_clean && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
+xb_check "  a scrub probe after slow2 finished ($fin) read no backlog (probed $(xb_read $XB_ROOT/scrub/probed))" probed_clean
+until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v now="$(date +%s.%N)" 'BEGIN { exit !(now >= p + 1.1) }'; do sleep 0.1; done
 switches() { cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+p0=$(xb_read $XB_ROOT/scrub/probed)
 c0=$(switches); sleep 5; c1=$(switches)
 xb_is "$c1" "$c0" "idle, nobody waiting: no context switch in any of the daemon's threads over 5 s"
+[ "$c1" = "$c0" ] || xb_note "  scrub/probed was $p0 before the window, $(xb_read $XB_ROOT/scrub/probed) after"
 
 # --- 512 finished jobs kept: the memory wait keeps its bound.  The host
 # is filled so that a second guest of the same size does not fit; the
