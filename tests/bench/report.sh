@@ -5,8 +5,8 @@
 # the ratio of medians to each reference, every goal of issue 10 marked met
 # or MISSED (by how much), and gnuplot plots in DOCS/bench/ beside copies of
 # the CSV files; with BENCH_OUT-4.20 there too, the headline ratios on Xen
-# 4.20 beside them (compare-xen.sh).  It computes nothing it was not given: a missing or empty
-# file is an error, and no document is written.
+# 4.20 beside them (compare-xen.sh).  It computes nothing it was not
+# given: a missing or empty file is an error, and no document is written.
 #
 # usage: report.sh BENCH_OUT DOCS [WALL_SECONDS]
 set -eu
