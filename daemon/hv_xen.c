@@ -26,9 +26,17 @@
  * lock, for as long as another process holds it.  On a shared context
  * every other worker's destroy, and the spare thread lent in its place,
  * would queue behind that lock; with one context per thread, as with one
- * `xl` process per teardown, only the teardown that waits waits.  libxl
- * supports several contexts in a process (its SIGCHLD handler serves
- * them all).  The main thread keeps the first context for what it asks.
+ * `xl` process per teardown, only the teardown that waits waits.  The
+ * main thread keeps the first context for what it asks.
+ *
+ * Every context reaps only its own children
+ * (libxl_sigchld_owner_libxl_always_selective_reap, which libxl_event.h
+ * asks of each context when a process has several).  In libxl's default
+ * mode a context woken by SIGCHLD reaps with waitpid(-1): any child of the
+ * process, another context's destroy child included, whose exit it then
+ * drops as unknown, and that context's destroy never returns (seen on
+ * real Xen 4.17 and 4.20 with teardowns in parallel: the domain gone, no
+ * child left, the worker in poll for ever).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -47,7 +55,7 @@
 struct hv_xen {
 	struct hv base;
 	xc_interface *xch;	/* any thread, under hv_xen_call_lock */
-	libxl_ctx *ctx;		/* libxl is thread-safe: shared by workers */
+	libxl_ctx *ctx;		/* the main thread's; each worker has its own */
 	xentoollog_logger_stdiostream *logger;
 	uint32_t self_domid;
 	uint32_t console_index;	/* how far the console ring has been read */
@@ -85,6 +93,23 @@ static struct hv_xen *hv_xen_of(struct hv *hv)
 	return (struct hv_xen *)hv;
 }
 
+/* Shared by every context: libxl keeps a pointer, not a copy. */
+static const libxl_childproc_hooks hv_xen_childproc_hooks = {
+	.chldowner = libxl_sigchld_owner_libxl_always_selective_reap,
+};
+
+/* A new libxl context that reaps only its own children. */
+static int hv_xen_ctx_new(struct hv_xen *hx, libxl_ctx **out)
+{
+	libxl_ctx *ctx;
+
+	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
+		return -EACCES;
+	libxl_childproc_setmode(ctx, &hv_xen_childproc_hooks, NULL);
+	*out = ctx;
+	return 0;
+}
+
 /* The calling thread's libxl context, made on its first call. */
 static int hv_xen_worker_ctx(struct hv_xen *hx, libxl_ctx **out)
 {
@@ -92,8 +117,9 @@ static int hv_xen_worker_ctx(struct hv_xen *hx, libxl_ctx **out)
 	int rc;
 
 	if (!ctx) {
-		if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
-			return -EACCES;
+		rc = hv_xen_ctx_new(hx, &ctx);
+		if (rc)
+			return rc;
 		rc = -pthread_setspecific(hv_xen_thread_ctx, ctx);
 		if (rc) {
 			libxl_ctx_free(ctx);
@@ -455,10 +481,9 @@ int hv_xen_new(struct hv **out)
 		rc = errno ? -errno : -EACCES;
 		goto out;
 	}
-	if (libxl_ctx_alloc(&hx->ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger)) {
-		rc = -EACCES;
+	rc = hv_xen_ctx_new(hx, &hx->ctx);
+	if (rc)
 		goto out;
-	}
 	hx->self_domid = hv_xen_read_self_domid();
 	*out = &hx->base;
 	return 0;
