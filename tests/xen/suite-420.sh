@@ -1,8 +1,8 @@
 #!/bin/sh
 # make check's real-Xen suite on Debian 13's Xen 4.20 (issue 17), last
-# boot: the core scenarios again (teardowns, zombies, orphans, policy, the
-# client and the memory hand-off, SIGKILL at each kill moment) on 4.20's
-# hypervisor, xenstored and libxl, with the project built inside a Debian
+# boot: the core scenarios again (teardowns, parallel teardowns, zombies,
+# orphans, policy, the client and the memory hand-off, SIGKILL at each kill
+# moment) on 4.20's hypervisor, xenstored and libxl, with the project built inside a Debian
 # 13 root (tests/xen/make-root.sh: made from the host's mirror on the
 # first run, 2 to 3 minutes; cached in the build tree after).  The TAP
 # names carry the Xen dom0 saw ("xen-4.20.5-pre 20-daemon: ...").
@@ -14,4 +14,4 @@
 exec "$(dirname "$0")/xenbench" --xen 4.20 --smp 3 --timeout 1800 --boot-timeout 400 \
 	--env XB_FAULT_ROUNDS=5 \
 	--log "${abs_top_builddir:-.}/tests/xen/xenbench-4.20.log" \
-	--builddir "${abs_top_builddir:-$(pwd)}" faults daemon zombie orphan policy client handoff
+	--builddir "${abs_top_builddir:-$(pwd)}" faults daemon parallel zombie orphan policy client handoff

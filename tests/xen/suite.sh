@@ -1,6 +1,7 @@
 #!/bin/sh
 # make check's entry to the real-Xen suite, first boot: the daemon's core
-# (baseline, teardowns, zombies, orphans, policy).  XENBENCH=no skips it.
+# (baseline, teardowns, parallel teardowns round after round, zombies,
+# orphans, policy).  XENBENCH=no skips it.
 # The scenarios are spread over several boots, one after the other, so that
 # each boot stays short and a hung one costs little.
 [ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }
@@ -8,4 +9,4 @@
 # host can take over 2 minutes to reach the dom0 shell.
 exec "$(dirname "$0")/xenbench" --smp 3 --timeout 1800 --boot-timeout 400 \
 	--log "${abs_top_builddir:-.}/tests/xen/xenbench-core.log" \
-	--builddir "${abs_top_builddir:-$(pwd)}" baseline daemon zombie orphan orphan-names history policy crash-dump
+	--builddir "${abs_top_builddir:-$(pwd)}" baseline daemon parallel zombie orphan orphan-names history policy crash-dump

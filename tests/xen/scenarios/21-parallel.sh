@@ -1,6 +1,6 @@
 # Parallel teardowns, round after round, in one daemon: jobs = 4 and four
 # guests requested by one xenstore-write, XB_PARALLEL_ROUNDS times (default
-# 4).  Every job must end done with its domain gone.  What it guards: each
+# 6).  Every job must end done with its domain gone.  What it guards: each
 # worker destroys through a libxl context of its own, and libxl forks the
 # domain's destroy child from the worker while the other workers make
 # hypercalls; libxencall keeps its buffer cache under one process-wide
@@ -12,7 +12,7 @@
 # hotplug scripts only spread apart; the guests with a vif and disks are
 # torn down in parallel under the unit (45-guests-unit).
 . $XB_LIB
-ROUNDS=${XB_PARALLEL_ROUNDS:-4}
+ROUNDS=${XB_PARALLEL_ROUNDS:-6}
 N=4 MIB=128
 base=$(xb_free_pages)
 printf '[daemon]\njobs = %s\n' $N > /tmp/parallel.conf
