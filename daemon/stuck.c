@@ -274,7 +274,7 @@ static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned
 }
 
 int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,
-		   char **out)
+		   bool released, char **out)
 {
 	unsigned found = 0;
 	char *text = NULL;
@@ -285,8 +285,15 @@ int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, i
 	f = open_memstream(&text, &size);
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "libxl_domain_destroy has not returned, nothing released for %.0f s: ",
-		still_ms / 1000.0);
+	/* Released: the domain's memory is back and libxl's clean-up after
+	 * it (xenstore, /var/lib/xen) is what has not run; a libxl that
+	 * missed its destroy child's exit leaves exactly that. */
+	if (released)
+		fprintf(f, "libxl_domain_destroy has not returned %.0f s after the domain's last page came back: ",
+			still_ms / 1000.0);
+	else
+		fprintf(f, "libxl_domain_destroy has not returned, nothing released for %.0f s: ",
+			still_ms / 1000.0);
 	stuck_domain_lock(domid, uuid_text, f, &found);
 	rc = stuck_children(domid, f, &found);
 	if (!rc)

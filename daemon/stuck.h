@@ -3,6 +3,7 @@
  * shows it, for a stuck job's held-by node.
  */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -17,10 +18,10 @@
  * the real ones). */
 void stuck_set_roots(const char *proc_root, const char *libxl_dir, pid_t self);
 /* A sentence saying what the destroy of DOMID (UUID_TEXT), standing still
- * for STILL_MS, waits on: the holder of libxl's domain lock (pid and
+ * for STILL_MS (since its last page came back if RELEASED), waits on: the holder of libxl's domain lock (pid and
  * command line, from /proc/locks), the daemon's children running (pid,
  * command line, for how long; a hotplug script's XENBUS_PATH names the
  * domain), and the domain's backends in xenstore not yet closed (path and
  * state).  Says so when none of that is seen.  Malloc'd into *OUT. */
 int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,
-		   char **out);
+		   bool released, char **out);

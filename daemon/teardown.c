@@ -375,7 +375,8 @@ static bool teardown_describe_stuck(struct reaper *r, struct job *job, int64_t n
 	int rc;
 
 	job->described_mono = now;
-	rc = stuck_describe(r->store, job->domid, job->uuid_text, now - still_since, &waits_on);
+	rc = stuck_describe(r->store, job->domid, job->uuid_text, now - still_since, job->pages_left == 0,
+			    &waits_on);
 	if (rc) {
 		log_warning("domain %u: cannot tell what its teardown waits on: %s", job->domid,
 			    strerror(-rc));

@@ -78,7 +78,7 @@ static void test_describe(void)
 
 	/* Nothing to see: said so, not left empty. */
 	stuck_set_roots(proc, libxl, 777);
-	rc = stuck_describe(s, 5, uuid, 31000, &text);
+	rc = stuck_describe(s, 5, uuid, 31000, false, &text);
 	is_int(rc, 0, "a description with nothing to see");
 	ok(text && strstr(text, "nothing released for 31 s"), "it says how long: %s", text);
 	ok(text && strstr(text, "no lock holder, hotplug script or open backend dom0 can see"),
@@ -117,7 +117,7 @@ static void test_describe(void)
 	fake_store_set(s, "/local/domain/0/backend/vif/5/0/state", "6");
 	fake_store_set(s, "/local/domain/0/backend/vif/6/0/state", "4");
 
-	rc = stuck_describe(s, 5, uuid, 40000, &text);
+	rc = stuck_describe(s, 5, uuid, 40000, false, &text);
 	is_int(rc, 0, "a description of a teardown waiting on libxl's lock and a script");
 	printf("# %s\n", text ? text : "(none)");
 	ok(text && strstr(text, "is held by pid 4242 (flock -o /var/lib/xen/x sleep 600), and xenreaperd waits for it"),
@@ -142,7 +142,7 @@ static void test_describe(void)
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
 	snprintf(path, sizeof(path), "%s/locks", proc);
 	write_file(path, locks, strlen(locks));
-	rc = stuck_describe(s, 5, uuid, 40000, &text);
+	rc = stuck_describe(s, 5, uuid, 40000, false, &text);
 	ok(rc == 0 && text && strstr(text, "is held by xenreaperd itself"), "a lock of the daemon's own");
 	free(text);
 	stuck_set_roots(NULL, NULL, 0);
@@ -281,6 +281,42 @@ static void test_stuck_and_back(void)
 	stuck_set_roots(NULL, NULL, 0);
 }
 
+/* The domain goes while its destroy does not return (a libxl that missed
+ * its destroy child's exit): stuck, and held-by says its memory is back,
+ * not that nothing was released. */
+static void test_gone_not_returned(void)
+{
+	char proc[300];
+	const char *held;
+	struct bed b;
+
+	snprintf(proc, sizeof(proc), "%s/empty", scratch);
+	stuck_set_roots(proc, proc, 0);
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[daemon]\nstuck-after = 5s\n");
+	bed_start(&b);
+	fake_hv_add(b.hv, 5, 5, 1000, 0);
+	fake_hv_hold_domain(b.hv, 5, true);
+	bed_request(&b, 5, 5);
+	bed_run_busy(&b, 1000);
+	fake_hv_wait_inside(b.hv, 1);
+	fake_hv_remove(b.hv, 5);
+	bed_run_busy(&b, 4500);
+	is_str(bed_node(&b, 5, "state"), "destroying", "gone 4.5 s ago, its destroy not back: destroying");
+	is_str(bed_node(&b, 5, "pages-left"), "0", "with no page left");
+	bed_run_busy(&b, 1000);
+	is_str(bed_node(&b, 5, "state"), "stuck", "past stuck-after: stuck");
+	held = bed_node(&b, 5, "held-by");
+	ok(held && strstr(held, "libxl_domain_destroy has not returned 5 s after the domain's last page came back"),
+	   "held-by says its memory is back and the destroy has not returned: %s", held ? held : "(none)");
+	ok(held && !strstr(held, "nothing released"), "and does not say nothing was released");
+	fake_hv_hold_domain(b.hv, 5, false);
+	bed_wait_gone(&b, 5);
+	is_str(bed_node(&b, 5, "state"), "done", "done once the destroy returns");
+	bed_dispose(&b);
+	stuck_set_roots(NULL, NULL, 0);
+}
+
 static void test_lend_bound(void)
 {
 	char proc[300];
@@ -392,6 +428,7 @@ int main(void)
 	test_describe();
 	test_holders();
 	test_stuck_and_back();
+	test_gone_not_returned();
 	test_lend_bound();
 	test_stop_bound();
 	test_metrics();
