@@ -48,7 +48,8 @@ enum job_priority {
 };
 
 struct job {
-	struct job *next;
+	struct job *next, *prev;	/* the reaper's list, in request order */
+	struct job *index_next;		/* the reaper's chain of its domid's bucket */
 	uint32_t domid;
 	uint8_t uuid[HV_UUID_LEN];
 	char uuid_text[HV_UUID_STR_LEN];

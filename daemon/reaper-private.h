@@ -13,6 +13,11 @@
 
 #define REAPER_TX_RETRIES 16
 
+/* The domid index's buckets: at first, and at most (Xen's domids stop
+ * below 32752; more jobs than that only lengthen the chains). */
+#define REAPER_INDEX_MIN 64
+#define REAPER_INDEX_MAX 32768
+
 struct reaper {
 	struct store *store;
 	struct hv *hv;
@@ -25,7 +30,14 @@ struct reaper {
 	struct metrics *metrics;
 	bool memory_failing;	/* its last update failed (logged once) */
 	struct job *jobs;	/* in request order */
+	struct job *jobs_tail;
+	unsigned n_jobs;
 	unsigned n_final;	/* of which done or failed (retained) */
+	/* The jobs by domid, for reaper_find_job: a request, a domain event
+	 * and a worker's return each look one up, and the list holds up to
+	 * REAPER_RETAIN_MAX finished jobs besides those under way. */
+	struct job **index;
+	unsigned index_size;	/* buckets, a power of two */
 	uint32_t self_domid;
 	unsigned max_jobs;
 	unsigned in_worker;

@@ -66,6 +66,12 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 	r->pool = pool;
 	r->max_jobs = policy->jobs;
 	r->published_active = UINT32_MAX;
+	r->index_size = REAPER_INDEX_MIN;
+	r->index = calloc(r->index_size, sizeof(*r->index));
+	if (!r->index) {
+		free(r);
+		return -ENOMEM;
+	}
 	rc = hv_self_domid(hv, &r->self_domid);
 	if (!rc)
 		rc = scrub_new(store, hv, &r->scrub);
@@ -104,6 +110,7 @@ void reaper_free(struct reaper *r)
 	reaper_forget_domains(r);
 	free(r->config_error);
 	free(r->history);
+	free(r->index);
 	free(r);
 }
 
@@ -201,43 +208,84 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 		log_err("scanning domains after the reload: %s", strerror(-rc));
 }
 
+static struct job **reaper_index_bucket(struct job **index, unsigned size, uint32_t domid)
+{
+	return &index[domid & (size - 1)];
+}
+
 struct job *reaper_find_job(const struct reaper *r, uint32_t domid)
 {
-	for (struct job *job = r->jobs; job; job = job->next)
-		if (job->domid == domid)
-			return job;
-	return NULL;
+	struct job *job = *reaper_index_bucket(r->index, r->index_size, domid);
+
+	while (job && job->domid != domid)
+		job = job->index_next;
+	return job;
+}
+
+/* Twice the buckets once there are more jobs than buckets; if that cannot
+ * be had, the chains grow longer instead. */
+static void reaper_index_grow(struct reaper *r)
+{
+	unsigned size = r->index_size * 2;
+	struct job **index, **bucket;
+
+	if (r->n_jobs <= r->index_size || size > REAPER_INDEX_MAX)
+		return;
+	index = calloc(size, sizeof(*index));
+	if (!index)
+		return;
+	for (struct job *job = r->jobs; job; job = job->next) {
+		bucket = reaper_index_bucket(index, size, job->domid);
+		job->index_next = *bucket;
+		*bucket = job;
+	}
+	free(r->index);
+	r->index = index;
+	r->index_size = size;
 }
 
 void reaper_append_job(struct reaper *r, struct job *job)
 {
-	struct job **tail = &r->jobs;
+	struct job **bucket = reaper_index_bucket(r->index, r->index_size, job->domid);
 
-	while (*tail)
-		tail = &(*tail)->next;
 	job->next = NULL;
-	*tail = job;
+	job->prev = r->jobs_tail;
+	if (r->jobs_tail)
+		r->jobs_tail->next = job;
+	else
+		r->jobs = job;
+	r->jobs_tail = job;
+	job->index_next = *bucket;
+	*bucket = job;
+	r->n_jobs++;
+	r->n_final += job_state_is_final(job->state);
+	reaper_index_grow(r);
 }
 
 void reaper_remove_job(struct reaper *r, struct job *job)
 {
-	for (struct job **link = &r->jobs; *link; link = &(*link)->next) {
-		if (*link == job) {
-			*link = job->next;
-			scrub_untrack(r->scrub, job);
-			job_free(job);
-			return;
-		}
-	}
+	struct job **link = reaper_index_bucket(r->index, r->index_size, job->domid);
+
+	while (*link != job)
+		link = &(*link)->index_next;
+	*link = job->index_next;
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		r->jobs = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		r->jobs_tail = job->prev;
+	r->n_jobs--;
+	r->n_final -= job_state_is_final(job->state);
+	scrub_untrack(r->scrub, job);
+	job_free(job);
 }
 
 unsigned reaper_active_jobs(const struct reaper *r)
 {
-	unsigned n = 0;
-
-	for (struct job *job = r->jobs; job; job = job->next)
-		n += !job_state_is_final(job->state);
-	return n;
+	return r->n_jobs - r->n_final;
 }
 
 unsigned reaper_stuck(const struct reaper *r)
@@ -353,6 +401,7 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 	 * yet (a SIGKILL between the two would have a restarted daemon resume
 	 * a job the journal already called done, and finish it again). */
 	rc = reaper_publish_job(r, job, false);
+	r->n_final += job_state_is_final(job->state) - job_state_is_final(from);
 	if (job_state_is_final(job->state) && job->started_mono)
 		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
 			  job->name, reaper_job_mib(job), job_state_name(from), job_state_name(job->state),
@@ -398,21 +447,14 @@ void reaper_cap_retained(struct reaper *r)
 {
 	char path[LAYOUT_PATH_LEN];
 	struct job *oldest;
-	unsigned n_final;
 	int rc;
 
-	for (;;) {
-		n_final = 0;
+	while (r->n_final > REAPER_RETAIN_MAX) {
 		oldest = NULL;
-		for (struct job *job = r->jobs; job; job = job->next) {
-			if (!job_state_is_final(job->state))
-				continue;
-			n_final++;
-			if (!oldest || job->finished_mono < oldest->finished_mono)
+		for (struct job *job = r->jobs; job; job = job->next)
+			if (job_state_is_final(job->state) &&
+			    (!oldest || job->finished_mono < oldest->finished_mono))
 				oldest = job;
-		}
-		if (n_final <= REAPER_RETAIN_MAX)
-			return;
 		layout_job_path(path, oldest->domid, NULL);
 		rc = store_rm(r->store, STORE_TX_NONE, path);
 		if (rc)

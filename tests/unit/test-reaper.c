@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bed.h"
 #include "clock.h"
@@ -301,6 +302,52 @@ static void test_destroy_fails(void)
 	bed_run(&b, 5000);
 	is_str(bed_node(&b, 15, "state"), "done", "  once the lock works the job ends done");
 	ok(bed_node(&b, 15, "error") == NULL, "  with no error left");
+	bed_dispose(&b);
+}
+
+/* The jobs by domid and their counts, through more jobs than the index
+ * starts with buckets (so it grows), past the retention cap (so finished
+ * jobs leave it), with domids that share a bucket. */
+static void test_index(void)
+{
+	const uint32_t n = 160;
+	unsigned found = 0, wrong = 0;
+	struct job *job;
+	struct bed b;
+
+	bed_init(&b, 0, 4);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_hold(b.hv);
+	/* Domids 1, 65, 129, ... share one bucket of the first 64. */
+	for (uint32_t i = 0; i < n; i++) {
+		fake_hv_add(b.hv, 1 + i * 64, (uint8_t)i, 10, 0);
+		bed_request(&b, 1 + i * 64, (uint8_t)i);
+	}
+	bed_run_busy(&b, 100);
+	for (uint32_t i = 0; i < n; i++) {
+		job = reaper_find_job(b.r, 1 + i * 64);
+		found += job != NULL;
+		wrong += job && job->domid != 1 + i * 64;
+	}
+	is_int(found, n, "every one of 160 jobs is found by its domid");
+	is_int(wrong, 0, "  and the job found is that domid's");
+	ok(!reaper_find_job(b.r, 1 + n * 64), "a domid with no job finds none (its bucket is not empty)");
+	is_int(reaper_active_jobs(b.r), n, "160 jobs under way");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "160", "  and published");
+	fake_hv_release(b.hv);
+	for (int i = 0; i < 2000 && reaper_active_jobs(b.r); i++) {
+		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+		reaper_handle_workers(b.r);
+		bed_run_busy(&b, 100);
+	}
+	is_int(reaper_active_jobs(b.r), 0, "all done: none under way");
+	is_str(fake_store_get(b.s, LAYOUT_DAEMON_DIR "/active-jobs"), "0", "  and published");
+	found = 0;
+	for (uint32_t i = 0; i < n; i++)
+		found += reaper_find_job(b.r, 1 + i * 64) != NULL &&
+			 !strcmp(bed_node(&b, 1 + i * 64, "state"), "done");
+	is_int(found, n, "finished jobs are still found, done (retained)");
 	bed_dispose(&b);
 }
 
@@ -653,6 +700,7 @@ int main(void)
 	test_parallel();
 	test_zombie();
 	test_destroy_fails();
+	test_index();
 	test_retention();
 	test_duplicates_and_conflicts();
 	test_resume();
