@@ -40,6 +40,7 @@ struct fake_hv {
 	uint32_t inflight[FAKE_MAX];	/* their domids */
 	unsigned concurrent;	/* destroys of a domid while one ran: a double teardown */
 	uint32_t self;
+	uint64_t total_pages;	/* the host's memory */
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
 	uint64_t scrub_pages;
 	unsigned scrub_nodes;	/* per-node figures the probe reports (0: none) */
@@ -232,7 +233,7 @@ static int fh_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
 	pthread_mutex_unlock(&fh->lock);
 	if (rc)
 		return rc;
-	*pages = FAKE_HV_TOTAL_PAGES - held;
+	*pages = fh->total_pages - held;
 	return 0;
 }
 
@@ -286,11 +287,19 @@ struct hv *fake_hv_new(uint32_t self_domid)
 
 	fh->base.ops = &fake_hv_ops;
 	fh->self = self_domid;
+	fh->total_pages = FAKE_HV_TOTAL_PAGES;
 	fh->scrub_nodes = 1;	/* one NUMA node, as a heap dump of a small host */
 	pthread_mutex_init(&fh->lock, NULL);
 	pthread_cond_init(&fh->released, NULL);
 	pthread_cond_init(&fh->entered, NULL);
 	return &fh->base;
+}
+
+void fake_hv_set_total(struct hv *hv, uint64_t pages)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->total_pages = pages;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 
 static void fake_uuid(uint8_t seed, uint8_t uuid[HV_UUID_LEN])

@@ -11,10 +11,13 @@ enum fake_hv_op {
 };
 
 /* The host's memory: free pages are this less what the domains hold
- * (their pages and their paging pools). */
+ * (their pages and their paging pools), unless fake_hv_set_total says
+ * otherwise. */
 #define FAKE_HV_TOTAL_PAGES (4ULL << 20)
 
 struct hv *fake_hv_new(uint32_t self_domid);
+/* A host of PAGES in all (a big host's guests do not fit the default). */
+void fake_hv_set_total(struct hv *hv, uint64_t pages);
 /* Add a domain with UUID byte pattern SEED, TOT_PAGES, in cpupool POOL. */
 void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages, uint32_t pool);
 /* The UUID fake_hv_add gives SEED, as text. */

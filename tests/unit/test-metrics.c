@@ -5,10 +5,12 @@
  * zombies and orphans and Xen's claimed pages; each NUMA node's scrub
  * rate and time to drain. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bed.h"
@@ -16,9 +18,12 @@
 #include "fake_hv.h"
 #include "fake_store.h"
 #include "holders.h"
+#include "layout.h"
 #include "metrics.h"
+#include "reaper.h"
 #include "scrub.h"
 #include "tap.h"
+#include "worker.h"
 
 static char dir[] = "/tmp/test-metrics.XXXXXX";
 static char path[128];
@@ -302,6 +307,64 @@ static void test_scrub_per_node(void)
 	store_free(s);
 }
 
+/* A big host (issue 18): a 16 TiB guest (2^32 pages) torn down at
+ * 2 GiB/s, of the order of one CPU's rate that Xen's authors published
+ * (1.7 to 2.7 GB/s): pages left, rate, time left, the memory nodes and
+ * the metrics stay exact, nothing wraps (the pages overflow 32 bits, and
+ * pages x 4096 would be 2^44 bytes). */
+static void test_big_host(void)
+{
+	const uint64_t total = 1ULL << 32, host = 1ULL << 33, per_s = 524288;
+	char policy[256], *text, want[128];
+	uint64_t left = total;
+	struct bed b;
+
+	snprintf(policy, sizeof(policy), "[daemon]\nmetrics = %s\n", path);
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, policy);
+	bed_start(&b);
+	fake_hv_set_total(b.hv, host);
+	fake_hv_add(b.hv, 9, 9, total, 0);
+	fake_hv_hold_domain(b.hv, 9, true);
+	bed_request(&b, 9, 9);
+	bed_run_busy(&b, 100);
+	fake_hv_wait_inside(b.hv, 1);
+	for (int step = 0; step < 80; step++) {	/* 20 s, a sample every 250 ms */
+		left -= per_s / 4;
+		fake_hv_set_pages(b.hv, 9, left);
+		bed_run_busy(&b, 250);
+	}
+	is_str(bed_node(&b, 9, "pages-left"), "4284481536", "16 TiB guest after 20 s at 2 GiB/s: pages left exact");
+	is_str(bed_node(&b, 9, "rate"), "2048.0", "  the rate in MiB/s");
+	is_str(bed_node(&b, 9, "eta"), "8172", "  the time left in s");
+	is_str(bed_node(&b, 9, "progress"), "0", "  progress 0 % (0.24 % done)");
+	bed_run_busy(&b, 1500);	/* the metrics file's least gap */
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "4284481536", "  memory/releasing");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/free"), "4305453056", "  memory/free (a 32 TiB host)");
+	text = slurp(path);
+	snprintf(want, sizeof(want), "\nxen_teardown_releasing_pages %" PRIu64 "\n", left);
+	ok(has(text, want), "  the metrics' releasing pages");
+	snprintf(want, sizeof(want), "\nxen_teardown_free_pages %" PRIu64 "\n", host - left);
+	ok(has(text, want), "  and free pages");
+	free(text);
+	/* Half of it, then the rest in one go. */
+	left = total / 2;
+	fake_hv_set_pages(b.hv, 9, left);
+	bed_run_busy(&b, 250);
+	is_str(bed_node(&b, 9, "progress"), "50", "half of it released: 50 %");
+	fake_hv_remove(b.hv, 9);
+	fake_hv_hold_domain(b.hv, 9, false);
+	for (int i = 0; i < 1000 && worker_pool_busy(b.pool); i++)
+		nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+	reaper_handle_workers(b.r);
+	bed_run_busy(&b, 1500);
+	is_str(bed_node(&b, 9, "state"), "done", "the 16 TiB teardown ends done");
+	text = slurp(path);
+	ok(has(text, "\nxen_teardown_released_pages_total 4294967296\n"), "  and the metrics count its 2^32 pages released");
+	free(text);
+	bed_dispose(&b);
+}
+
 int main(void)
 {
 	char cmd[160];
@@ -314,6 +377,7 @@ int main(void)
 	test_escaping_and_gap();
 	test_ages_and_claims();
 	test_scrub_per_node();
+	test_big_host();
 	snprintf(cmd, sizeof(cmd), "ls %s | grep -v -e '\\.prom$' -e promtool.out", dir);
 	ok(system(cmd) != 0, "no temporary file is left beside it");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
