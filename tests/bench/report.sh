@@ -71,7 +71,9 @@ sizes=$(awk '{ print $2 }' "$tmp/sizes" | sort -n -u | grep -v '^0$')
 mkey() { sed -n "s/^$1=//p" "$out/xen-machine.txt"; }
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 ncpu=$(mkey nr_cpus)
-commit=$(cd "$docs" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit the bench was built from (make bench writes it at the start:
+# a commit made while it runs is not what it measured).
+commit=$(cat "$out/commit" 2>/dev/null || (cd "$docs" && git rev-parse --short HEAD 2>/dev/null) || echo unknown)
 
 # A row: TOOL LABEL MEASURE SIZE, with ratios to the references REF...
 # (nothing if TOOL was not measured at SIZE).
