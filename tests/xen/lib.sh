@@ -177,6 +177,26 @@ xb_wait_log() {
 		sleep 0.1
 	done
 }
+# xb_wait_probe_clean FINISHED SECONDS: until a scrub probe made at or
+# after FINISHED (a job's finished time) has read no backlog, then 1.1 s
+# past that probe, for the metrics write a probe may hold back
+# (METRICS_MIN_GAP_MS): the daemon has nothing left to do.  A probe is a
+# time, not a state to watch for ("newer than"), hence the polling.  Fails
+# if no such probe came within SECONDS (deferred probes come at most once
+# a minute, and one that still sees a backlog schedules the next).
+xb_probed_clean() {
+	awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v f="$1" -v n="$(xb_read $XB_ROOT/scrub/pages)" \
+		'BEGIN { exit !(f != "" && p + 0 >= f + 0 && n == "0") }'
+}
+xb_wait_probe_clean() {
+	_xb_end=$(($(date +%s) + $2))
+	until xb_probed_clean "$1"; do
+		[ $(date +%s) -ge $_xb_end ] && return 1
+		sleep 0.1
+	done
+	until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v now="$(date +%s.%N)" \
+		'BEGIN { exit !(now >= p + 1.1) }'; do sleep 0.1; done
+}
 # On failure, the daemon's log is what explains it.
 xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
 

@@ -113,13 +113,9 @@ xb_phase "SIGSTOP"
 # written at most METRICS_MIN_GAP_MS (1 s) after it.
 xb_wait_node $XB_ROOT/daemon/active-jobs 0 60 >/dev/null
 fin=$(xb_read $XB_ROOT/job/$s/finished)
-probed_clean() {
-	awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v f="$fin" -v n="$(xb_read $XB_ROOT/scrub/pages)" \
-		'BEGIN { exit !(f != "" && p + 0 >= f + 0 && n == "0") }'
-}
-i=0; while ! probed_clean && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "  a scrub probe after slow2 finished ($fin) read no backlog (probed $(xb_read $XB_ROOT/scrub/probed))" probed_clean
-until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v now="$(date +%s.%N)" 'BEGIN { exit !(now >= p + 1.1) }'; do sleep 0.1; done
+xb_wait_probe_clean "$fin" 90
+xb_check "  a scrub probe after slow2 finished ($fin) read no backlog (probed $(xb_read $XB_ROOT/scrub/probed))" \
+	xb_probed_clean "$fin"
 switches() { cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
 p0=$(xb_read $XB_ROOT/scrub/probed)
 c0=$(switches); sleep 5; c1=$(switches)
