@@ -139,6 +139,16 @@ void bed_wait_gone(struct bed *b, uint32_t domid)
 	bed_run_busy(b, 300);
 }
 
+void bed_wait_workers(struct bed *b)
+{
+	struct timespec pause = { 0, 5 * 1000 * 1000 };
+
+	for (int i = 0; i < 1000 && worker_pool_busy(b->pool); i++)
+		nanosleep(&pause, NULL);
+	reaper_handle_workers(b->r);
+	bed_run_busy(b, 300);
+}
+
 void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name)
 {
 	char path[64];

@@ -39,6 +39,10 @@ unsigned bed_run_busy(struct bed *b, int64_t ms);
 /* Wait (real time, at most 5 s) for the fake's held destroy of DOMID to
  * have removed it, then let the main loop collect it and settle. */
 void bed_wait_gone(struct bed *b, uint32_t domid);
+/* Wait (real time, at most 5 s) until no worker is inside a destroy, then
+ * let the main loop collect their results and settle: for a destroy that
+ * returns after its domain went (bed_wait_gone would not wait for it). */
+void bed_wait_workers(struct bed *b);
 /* A live domain DOMID (UUID seed DOMID) of PAGES in cpupool POOL, named
  * NAME in xenstore. */
 void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool, const char *name);

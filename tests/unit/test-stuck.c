@@ -320,13 +320,8 @@ static void test_gone_not_returned(void)
 	ok(held && strstr(held, "libxl_domain_destroy has not returned 5 s after the domain's last page came back"),
 	   "held-by says its memory is back and the destroy has not returned: %s", held ? held : "(none)");
 	ok(held && !strstr(held, "nothing released"), "and does not say nothing was released");
-	/* The domain is gone already: bed_wait_gone would not wait for the
-	 * worker's return. */
 	fake_hv_hold_domain(b.hv, 5, false);
-	for (int i = 0; i < 1000 && worker_pool_busy(b.pool); i++)
-		nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
-	reaper_handle_workers(b.r);
-	bed_run_busy(&b, 300);
+	bed_wait_workers(&b);
 	is_str(bed_node(&b, 5, "state"), "done", "done once the destroy returns");
 	bed_dispose(&b);
 	stuck_set_roots(NULL, NULL, 0);

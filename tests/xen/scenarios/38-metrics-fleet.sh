@@ -4,8 +4,7 @@
 # shows them, free pages, the per-node scrub time to drain of a sync
 # teardown, the file rewritten while a teardown releases pages (what the
 # XenreaperMetricsStale rule relies on), and promtool's check of what
-# node_exporter serves.  Not in a suite yet: run it with
-# `xenbench metrics-fleet`.
+# node_exporter serves.  In the features boot (tests/xen/suite-features.sh).
 . $XB_LIB
 ne=$(command -v prometheus-node-exporter) || { xb_not_ok "prometheus-node-exporter is installed (scripts/install-deps)"; xb_done; }
 ip link set lo up 2>/dev/null
