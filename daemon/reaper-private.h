@@ -29,10 +29,18 @@ struct reaper {
 	struct memory *memory;
 	struct metrics *metrics;
 	bool memory_failing;	/* its last update failed (logged once) */
-	struct job *jobs;	/* in request order */
-	struct job *jobs_tail;
+	/* Every job.  From first_final on, only finished ones (done or
+	 * failed, retained), oldest finished first, so that expiry and the
+	 * cap take them from the front and the walks of a tick over what is
+	 * under way stop there (reaper_under_way).  Before it, in request
+	 * order, those under way and those finished since the last
+	 * reaper_tick, which moves them (a job never moves while a walk may
+	 * hold it). */
+	struct job *jobs, *jobs_tail;
+	struct job *first_final;
 	unsigned n_jobs;
-	unsigned n_final;	/* of which done or failed (retained) */
+	unsigned n_final;	/* of which done or failed */
+	unsigned n_dirty;	/* of which their last publish failed */
 	/* The jobs by domid, for reaper_find_job: a request, a domain event
 	 * and a worker's return each look one up, and the list holds up to
 	 * REAPER_RETAIN_MAX finished jobs besides those under way. */
@@ -65,6 +73,15 @@ struct reaper {
 	unsigned n_history;
 };
 
+
+/* Whether a walk from r->jobs over the jobs under way is still before the
+ * finished ones: for (job = r->jobs; reaper_under_way(r, job); ...). */
+static inline bool reaper_under_way(const struct reaper *r, const struct job *job)
+{
+	return job && job != r->first_final;
+}
+/* Mark JOB's nodes as behind xenstore (DIRTY) or in step with it. */
+void reaper_set_dirty(struct reaper *r, struct job *job, bool dirty);
 
 /* The domain list for this tick (read at most once per tick); -errno, and
  * back-off for everything that needs it, if it cannot be read. */

@@ -244,21 +244,88 @@ static void reaper_index_grow(struct reaper *r)
 	r->index_size = size;
 }
 
+/* Link JOB into the list before BEFORE (NULL: at the end). */
+static void reaper_link(struct reaper *r, struct job *job, struct job *before)
+{
+	job->next = before;
+	job->prev = before ? before->prev : r->jobs_tail;
+	if (job->prev)
+		job->prev->next = job;
+	else
+		r->jobs = job;
+	if (before)
+		before->prev = job;
+	else
+		r->jobs_tail = job;
+}
+
+static void reaper_unlink(struct reaper *r, struct job *job)
+{
+	if (r->first_final == job)
+		r->first_final = job->next;
+	if (job->prev)
+		job->prev->next = job->next;
+	else
+		r->jobs = job->next;
+	if (job->next)
+		job->next->prev = job->prev;
+	else
+		r->jobs_tail = job->prev;
+	job->next = job->prev = NULL;
+}
+
+/* Link JOB where its state puts it: under way, last of those; finished,
+ * among the finished by when it finished (last, but for a job an earlier
+ * run finished, which comes with an older time). */
+static void reaper_place(struct reaper *r, struct job *job)
+{
+	struct job *before = NULL;
+
+	if (!job_state_is_final(job->state)) {
+		reaper_link(r, job, r->first_final);
+		return;
+	}
+	/* The finished are the list's tail: walk back over the newer. */
+	for (struct job *p = r->first_final ? r->jobs_tail : NULL;
+	     p && p->finished_mono > job->finished_mono; p = p->prev) {
+		before = p;
+		if (p == r->first_final)
+			break;
+	}
+	reaper_link(r, job, before);
+	if (!r->first_final || r->first_final == before)
+		r->first_final = job;
+}
+
+/* Move the jobs finished since the last call to the finished ones. */
+static void reaper_file_finished(struct reaper *r)
+{
+	struct job *job, *next, *moved = NULL, **tail = &moved;
+
+	for (job = r->jobs; reaper_under_way(r, job); job = next) {
+		next = job->next;
+		if (!job_state_is_final(job->state))
+			continue;
+		reaper_unlink(r, job);
+		*tail = job;
+		tail = &job->next;
+	}
+	for (job = moved; job; job = next) {
+		next = job->next;
+		reaper_place(r, job);
+	}
+}
+
 void reaper_append_job(struct reaper *r, struct job *job)
 {
 	struct job **bucket = reaper_index_bucket(r->index, r->index_size, job->domid);
 
-	job->next = NULL;
-	job->prev = r->jobs_tail;
-	if (r->jobs_tail)
-		r->jobs_tail->next = job;
-	else
-		r->jobs = job;
-	r->jobs_tail = job;
+	reaper_place(r, job);
 	job->index_next = *bucket;
 	*bucket = job;
 	r->n_jobs++;
 	r->n_final += job_state_is_final(job->state);
+	r->n_dirty += job->dirty;
 	reaper_index_grow(r);
 }
 
@@ -269,18 +336,21 @@ void reaper_remove_job(struct reaper *r, struct job *job)
 	while (*link != job)
 		link = &(*link)->index_next;
 	*link = job->index_next;
-	if (job->prev)
-		job->prev->next = job->next;
-	else
-		r->jobs = job->next;
-	if (job->next)
-		job->next->prev = job->prev;
-	else
-		r->jobs_tail = job->prev;
+	reaper_unlink(r, job);
 	r->n_jobs--;
 	r->n_final -= job_state_is_final(job->state);
+	r->n_dirty -= job->dirty;
 	scrub_untrack(r->scrub, job);
 	job_free(job);
+}
+
+void reaper_set_dirty(struct reaper *r, struct job *job, bool dirty)
+{
+	/* A job is published before it is kept (and may not be): the count
+	 * is of kept ones, reaper_append_job adds it. */
+	if (job->dirty != dirty && reaper_find_job(r, job->domid) == job)
+		r->n_dirty += dirty ? 1 : -1;
+	job->dirty = dirty;
 }
 
 unsigned reaper_active_jobs(const struct reaper *r)
@@ -310,7 +380,7 @@ unsigned reaper_running(const struct reaper *r)
 	int64_t now = clock_mono_ms();
 	unsigned n = r->in_worker - r->n_stuck;
 
-	for (struct job *job = r->jobs; job; job = job->next)
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next)
 		n += job->state == JOB_DESTROYING && job->settling && !job->in_worker &&
 		     !backoff_due(&job->retry, now);
 	return n;
@@ -320,7 +390,7 @@ unsigned reaper_progress(const struct reaper *r)
 {
 	uint64_t total = 0, left = 0;
 
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		if (job_state_is_final(job->state))
 			continue;
 		total += job->pages_total;
@@ -354,7 +424,7 @@ int reaper_publish_job(struct reaper *r, struct job *job, bool all)
 		if (rc != -EAGAIN)
 			break;
 	}
-	job->dirty = rc != 0;
+	reaper_set_dirty(r, job, rc != 0);
 	return rc;
 }
 
@@ -401,6 +471,8 @@ static void reaper_announce(struct reaper *r, struct job *job, enum job_state fr
 	 * yet (a SIGKILL between the two would have a restarted daemon resume
 	 * a job the journal already called done, and finish it again). */
 	rc = reaper_publish_job(r, job, false);
+	/* It stays where it is until reaper_tick files it with the finished:
+	 * a walk over the jobs under way may be at it now. */
 	r->n_final += job_state_is_final(job->state) - job_state_is_final(from);
 	if (job_state_is_final(job->state) && job->started_mono)
 		log_event(prio, &fields, "domain %u (%s, %u MiB): %s -> %s after %.1f s%s%s", job->domid,
@@ -449,12 +521,10 @@ void reaper_cap_retained(struct reaper *r)
 	struct job *oldest;
 	int rc;
 
-	while (r->n_final > REAPER_RETAIN_MAX) {
-		oldest = NULL;
-		for (struct job *job = r->jobs; job; job = job->next)
-			if (job_state_is_final(job->state) &&
-			    (!oldest || job->finished_mono < oldest->finished_mono))
-				oldest = job;
+	/* Those finished since the last tick are the newest, and are not
+	 * moved now: the cap holds again once reaper_tick has filed them. */
+	while (r->n_final > REAPER_RETAIN_MAX && r->first_final) {
+		oldest = r->first_final;
 		layout_job_path(path, oldest->domid, NULL);
 		rc = store_rm(r->store, STORE_TX_NONE, path);
 		if (rc)
@@ -475,11 +545,11 @@ static void reaper_expire(struct reaper *r, int64_t now)
 	int64_t delay;
 	int rc;
 
-	for (job = r->jobs; job; job = next) {
+	for (job = r->first_final; job; job = next) {
 		next = job->next;
-		if (!job_state_is_final(job->state) ||
-		    job->finished_mono + r->policy->retention_ms > now ||
-		    !backoff_due(&job->retry, now))
+		if (job->finished_mono + r->policy->retention_ms > now)
+			break;	/* and so is every one after it */
+		if (!backoff_due(&job->retry, now))
 			continue;
 		layout_job_path(path, job->domid, NULL);
 		rc = store_rm(r->store, STORE_TX_NONE, path);
@@ -502,7 +572,7 @@ static void reaper_republish(struct reaper *r, int64_t now)
 
 	if (!backoff_due(&r->publish_failing, now))
 		return;
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; job && r->n_dirty; job = job->next) {
 		if (!job->dirty)
 			continue;
 		rc = reaper_publish_job(r, job, true);
@@ -526,7 +596,7 @@ static void reaper_update_memory(struct reaper *r)
 	int64_t now = clock_mono_ms();
 	int have_scrub, rc;
 
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		if (job_state_is_final(job->state) || job->state == JOB_SCRUBBING)
 			continue;
 		in_flight = true;
@@ -582,6 +652,8 @@ int reaper_tick(struct reaper *r)
 	due = scrub_next_probe(r->scrub);
 	if (due >= 0 && due <= now)
 		teardown_probe_scrub(r);
+	reaper_file_finished(r);
+	reaper_cap_retained(r);
 	reaper_expire(r, now);
 	reaper_republish(r, now);
 	reaper_update_memory(r);
@@ -603,11 +675,12 @@ static void reaper_consider(int64_t *next, int64_t t)
 int64_t reaper_next_deadline(const struct reaper *r)
 {
 	const struct backoff *hv = &r->hv_failing;
-	int64_t next = -1, now = clock_mono_ms();
+	int64_t next = -1, now = clock_mono_ms(), expiry;
+	const struct job *job;
 
-	for (struct job *job = r->jobs; job; job = job->next) {
-		if (job->dirty)
-			reaper_consider(&next, r->publish_failing.next_mono);
+	if (r->n_dirty)
+		reaper_consider(&next, r->publish_failing.next_mono);
+	for (job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		switch (job->state) {
 		case JOB_QUEUED:
 			if (!r->stopping && reaper_may_start(r))
@@ -629,6 +702,14 @@ int64_t reaper_next_deadline(const struct reaper *r)
 							    job->finished_mono + r->policy->retention_ms));
 			break;
 		}
+	}
+	/* The finished ones by when they finished: past the first whose
+	 * expiry is no earlier than what is due already, none can be. */
+	for (; job; job = job->next) {
+		expiry = job->finished_mono + r->policy->retention_ms;
+		if (next >= 0 && expiry >= next)
+			break;
+		reaper_consider(&next, backoff_gate(&job->retry, expiry));
 	}
 	reaper_consider(&next, scrub_next_probe(r->scrub));
 	reaper_consider(&next, metrics_next_deadline(r->metrics));
@@ -759,7 +840,7 @@ static void reaper_check_tree(struct reaper *r)
 		return;
 	}
 	for (struct job *job = r->jobs; job; job = job->next) {
-		job->dirty = true;
+		reaper_set_dirty(r, job, true);
 		n_jobs++;
 	}
 	if (r->n_history)

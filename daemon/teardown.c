@@ -43,7 +43,7 @@ static const struct hv_domain *teardown_own_domain(const struct job *job,
 static void teardown_publish_progress(struct reaper *r, struct job *job)
 {
 	if (job_publish_progress(job, r->store, STORE_TX_NONE))
-		job->dirty = true;
+		reaper_set_dirty(r, job, true);
 }
 
 /* What JOB's destroy left of the devices recorded before it: named in
@@ -256,7 +256,7 @@ void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n
 {
 	const struct hv_domain *d;
 
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_worker)
 			continue;
 		d = teardown_own_domain(job, domains, n);
@@ -274,7 +274,7 @@ void teardown_start_queued(struct reaper *r)
 	size_t n = 0;
 	int rc;
 
-	for (struct job *job = r->jobs; job && reaper_may_start(r); job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job) && reaper_may_start(r); job = job->next) {
 		if (job->state != JOB_QUEUED)
 			continue;
 		if (!domains && reaper_domains(r, &domains, &n))
@@ -319,7 +319,7 @@ void teardown_retry(struct reaper *r, int64_t now)
 	struct log_fields fields;
 	size_t n = 0;
 
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		if (!teardown_retries(job) || !backoff_due(&job->retry, now))
 			continue;
 		if (!domains && reaper_domains(r, &domains, &n))
@@ -441,7 +441,7 @@ void teardown_sample(struct reaper *r)
 
 	if (reaper_domains(r, &domains, &n))
 		return;
-	for (struct job *job = r->jobs; job; job = job->next) {
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		if (!job->in_worker)
 			continue;
 		d = teardown_own_domain(job, domains, n);

@@ -351,6 +351,65 @@ static void test_index(void)
 	bed_dispose(&b);
 }
 
+/* Release DOMID's held destroy and wait (real time, at most 5 s) until
+ * its job is done, without moving the clock: when it finished is now. */
+static void release_and_wait_done(struct bed *b, uint32_t domid)
+{
+	const char *state;
+
+	fake_hv_hold_domain(b->hv, domid, false);
+	for (int i = 0; i < 2500; i++) {
+		reaper_handle_workers(b->r);
+		state = bed_node(b, domid, "state");
+		if (state && !strcmp(state, "done"))
+			break;
+		nanosleep(&(struct timespec){ 0, 2 * 1000 * 1000 }, NULL);
+	}
+}
+
+/* Finished jobs expire by when they finished, not by when they were
+ * asked for: C finishes first, then A, then B. */
+static void test_expiry_order(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 3);
+	b.cfg->retention_ms = 60000;
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	for (uint32_t d = 71; d <= 73; d++) {
+		fake_hv_add(b.hv, d, (uint8_t)d, 100, 0);
+		fake_hv_hold_domain(b.hv, d, true);
+		bed_request(&b, d, (uint8_t)d);
+	}
+	bed_run_busy(&b, 100);
+	fake_hv_wait_inside(b.hv, 3);
+	release_and_wait_done(&b, 73);
+	clock_advance(10000);
+	release_and_wait_done(&b, 71);
+	clock_advance(10000);
+	release_and_wait_done(&b, 72);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 73, "state"), "done", "three jobs done, the last asked for first");
+	is_str(bed_node(&b, 71, "state"), "done", "  then the first");
+	is_str(bed_node(&b, 72, "state"), "done", "  then the second");
+	is_int(reaper_next_deadline(b.r) - clock_mono_ms(), 40000,
+	       "the next deadline is the first finished one's expiry, 40 s away");
+	clock_advance(40000);
+	reaper_tick(b.r);
+	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/73"), 0, "the first finished expires first");
+	ok(bed_node(&b, 71, "state") && bed_node(&b, 72, "state"), "  the others are kept");
+	clock_advance(10000);
+	reaper_tick(b.r);
+	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/71"), 0, "then the second finished");
+	ok(bed_node(&b, 72, "state") != NULL, "  the last finished is kept");
+	clock_advance(10000);
+	reaper_tick(b.r);
+	is_int(fake_store_count(b.s, LAYOUT_JOB_DIR "/72"), 0, "then the last");
+	is_int(reaper_next_deadline(b.r), -1, "then nothing is due");
+	bed_dispose(&b);
+}
+
 static void test_retention(void)
 {
 	struct bed b;
@@ -702,6 +761,7 @@ int main(void)
 	test_destroy_fails();
 	test_index();
 	test_retention();
+	test_expiry_order();
 	test_duplicates_and_conflicts();
 	test_resume();
 	test_resume_guard();
