@@ -6,6 +6,8 @@
  * WAVE domains alive at once (a host's domain table, not the whole run,
  * bounds how many exist together; the fake hypervisor holds 256).
  *
+ * Domids wrap at 32751 as Xen's do, so N may pass it.
+ *
  * For each N (default 100, 1000, 10000), RUNS times, a child process does
  * the whole run and reports: CPU time per request (all threads), the part
  * of it spent inside the fake xenstore (a flat list whose lookups are
@@ -43,6 +45,15 @@
 #define MAX_RUNS 15
 /* Pages per fake domain: 100 of them fit the fake's 16 GiB host. */
 #define DOMAIN_PAGES 1000
+
+/* Xen's domids run from 1 to DOMID_FIRST_RESERVED - 1 and then start
+ * again: request K (from 1) goes to the domain this gives, so that runs
+ * past 32751 requests reuse domids as a long-lived host does. */
+#define BENCH_DOMIDS 32751
+static uint32_t bench_domid(uint32_t request)
+{
+	return 1 + (request - 1) % BENCH_DOMIDS;
+}
 
 /* One run's figures, as the child hands them to the parent. */
 struct result {
@@ -236,18 +247,19 @@ static void run(unsigned n, struct result *res)
 		 * a toolstack would; not the daemon's cost. */
 		h0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (; next <= n && next - first < WAVE; next++) {
-			fake_hv_add(b.hv, next, (uint8_t)next, DOMAIN_PAGES, 0);
+			fake_hv_add(b.hv, bench_domid(next), (uint8_t)next, DOMAIN_PAGES, 0);
 			fake_hv_uuid_text((uint8_t)next, uuid);
-			layout_request_path(path, next);
+			layout_request_path(path, bench_domid(next));
 			fake_store_set(ts->inner, path, uuid);
 		}
 		harness += cpu_ns(CLOCK_THREAD_CPUTIME_ID) - h0;
 		if (drain(&b)) {
-			snprintf(res->why, sizeof(res->why), "jobs %u..%u never finished", first, next - 1);
+			snprintf(res->why, sizeof(res->why), "requests %u..%u never finished", first, next - 1);
 			goto out;
 		}
 		h0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-		for (uint32_t d = first; d < next; d++) {
+		for (uint32_t k = first; k < next; k++) {
+			uint32_t d = bench_domid(k);
 			const char *state;
 
 			layout_job_path(path, d, "state");
