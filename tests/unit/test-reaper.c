@@ -351,6 +351,15 @@ static void test_index(void)
 	bed_dispose(&b);
 }
 
+/* Start B with JOBS workers, finished jobs kept 60 s, no scrub probe. */
+static void retention_bed_start(struct bed *b, unsigned jobs)
+{
+	bed_init(b, 0, jobs);
+	b->cfg->retention_ms = 60000;
+	b->cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(b);
+}
+
 /* Release DOMID's held destroy and wait (real time, at most 5 s) until
  * its job is done, without moving the clock: when it finished is now. */
 static void release_and_wait_done(struct bed *b, uint32_t domid)
@@ -373,10 +382,7 @@ static void test_expiry_order(void)
 {
 	struct bed b;
 
-	bed_init(&b, 0, 3);
-	b.cfg->retention_ms = 60000;
-	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
-	bed_start(&b);
+	retention_bed_start(&b, 3);
 	for (uint32_t d = 71; d <= 73; d++) {
 		fake_hv_add(b.hv, d, (uint8_t)d, 100, 0);
 		fake_hv_hold_domain(b.hv, d, true);
@@ -414,10 +420,7 @@ static void test_retention(void)
 {
 	struct bed b;
 
-	bed_init(&b, 0, 1);
-	b.cfg->retention_ms = 60000;
-	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
-	bed_start(&b);
+	retention_bed_start(&b, 1);
 	fake_hv_add(b.hv, 40, 40, 100, 0);
 	bed_request(&b, 40, 40);
 	bed_settle(&b);
