@@ -15,7 +15,7 @@
 #include "cli-args.h"
 #include "progress.h"
 
-#define CLI_COMMANDS "list, status, wait, destroy, wait-free"
+#define CLI_COMMANDS "list, status, wait, destroy, wait-free, top"
 #define CLI_OPTIONS "--json, --help, --version; destroy: --wait; wait, destroy --wait and wait-free: --timeout SECONDS"
 
 static int cli_args_bad(struct cli_args *c, const char *fmt, ...)
@@ -47,6 +47,7 @@ static const struct {
 	{ "wait", CLI_WAIT },
 	{ "destroy", CLI_DESTROY },
 	{ "wait-free", CLI_WAIT_FREE },
+	{ "top", CLI_TOP },
 };
 
 /* The command NAME spells; CLI_NONE if it is not one. */
@@ -62,6 +63,15 @@ static enum cli_command cli_args_command(const char *name)
 static int cli_args_check(struct cli_args *c, const char *name)
 {
 	switch (c->command) {
+	case CLI_TOP:
+		if (c->json)
+			return cli_args_bad(c, "'top' has no --json (it is a live view): use 'xenreaper --json list'");
+		if (c->domain)
+			return cli_args_bad(c, "'top' takes no DOMAIN (got '%s'): it shows every teardown",
+					    c->domain);
+		if (c->wait || c->timeout_ms >= 0)
+			return cli_args_bad(c, "--wait and --timeout do not apply to 'top' (it runs until q)");
+		break;
 	case CLI_LIST:
 		if (c->domain)
 			return cli_args_bad(c, "'list' takes no DOMAIN (got '%s'); try 'xenreaper status %s'",

@@ -12,6 +12,7 @@ enum cli_command {
 	CLI_WAIT,
 	CLI_DESTROY,
 	CLI_WAIT_FREE,
+	CLI_TOP,
 };
 
 struct cli_args {

@@ -22,7 +22,6 @@
 
 #include "progress.h"
 
-#define PROGRESS_BAR_WIDTH 16
 #define PROGRESS_MIN_SPAN_MS 500	/* samples closer than this give no rate */
 #define PROGRESS_PLAIN_MS 1000		/* plain lines at most this often */
 #define PROGRESS_MAX_SECONDS (7 * 24 * 3600)
@@ -152,7 +151,7 @@ static void progress_sample(struct progress *p, const struct xenreaper_status *s
 	}
 }
 
-static void progress_bar(char *buf, unsigned percent)
+void progress_format_bar(char *buf, unsigned percent)
 {
 	unsigned filled = (percent > 100 ? 100 : percent) * PROGRESS_BAR_WIDTH / 100;
 
@@ -242,7 +241,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 	}
 	switch (st->state) {
 	case XENREAPER_STATE_DESTROYING:
-		progress_bar(bar, st->progress);
+		progress_format_bar(bar, st->progress);
 		progress_bar_pace(st, pace, sizeof(pace));
 		done = st->pages_total > st->pages_left ? st->pages_total - st->pages_left : 0;
 		snprintf(buf, len, "domain %u: destroying [%s] %3u%%  %" PRIu64 "/%" PRIu64
@@ -253,7 +252,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		/* xenreaperd publishes no scrub rate: this one is measured here. */
 		togo = st->scrub_pages;
 		percent = p->scrub_total ? (p->scrub_total - togo) * 100 / p->scrub_total : 0;
-		progress_bar(bar, percent);
+		progress_format_bar(bar, percent);
 		progress_format_rate(rate, sizeof(rate), r);
 		progress_format_eta(eta, sizeof(eta), r > 0 ? togo / r : -1);
 		snprintf(buf, len, "domain %u: scrubbing  [%s] %3u%%  %" PRIu64 " MiB to scrub  %s  ETA %s%s",

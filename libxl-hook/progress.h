@@ -22,6 +22,7 @@
 
 #define PROGRESS_DAEMON_LIMIT_MS 10000	/* default of XENREAPER_WAIT_TIMEOUT */
 #define PROGRESS_SAMPLES 16
+#define PROGRESS_BAR_WIDTH 16		/* characters inside a bar's brackets */
 #define PROGRESS_WINDOW_MS 5000		/* the scrub rate is measured over this */
 /* Room for IN_SIZE bytes escaped by progress_text_escape (4 bytes each at most). */
 #define PROGRESS_TEXT_LEN(in_size) (4 * (in_size) + 1)
@@ -73,6 +74,9 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 void progress_format_rate(char *buf, size_t len, double pages_per_s);
 /* "42s", "3m05s", "2h07m"; "--" for a negative or absurd estimate. */
 void progress_format_eta(char *buf, size_t len, double seconds);
+/* A bar PERCENT full ("=====>     "), PROGRESS_BAR_WIDTH characters, into BUF
+ * (PROGRESS_BAR_WIDTH + 1 bytes). */
+void progress_format_bar(char *buf, unsigned percent);
 /* Whole MiB in PAGES 4 KiB pages, rounded to nearest. */
 uint64_t progress_mib(uint64_t pages);
 

@@ -22,9 +22,11 @@
 #include "cli-args.h"
 #include "cli-target.h"
 #include "freemem.h"
+#include "jobline.h"
 #include "lookup.h"
 #include "memwait.h"
 #include "progress.h"
+#include "top-run.h"
 #include "xenreaper-layout.h"
 #include "xenreaper.h"
 
@@ -41,6 +43,8 @@ static void cli_usage(FILE *out)
 		"  destroy DOMAIN [--wait] [--timeout S]\n"
 		"                              ask xenreaperd to tear DOMAIN down in the\n"
 		"                              background (and follow it)\n"
+		"  top                         a live view of every teardown, full screen on a\n"
+		"                              terminal (q quits), else a line per change\n"
 		"  wait-free SIZE [--timeout S]\n"
 		"                              wait until Xen has SIZE free (512M, 4G, 2.5G);\n"
 		"                              fail at once if the teardowns under way\n"
@@ -276,50 +280,14 @@ static void cli_note_daemon_down(void)
 		"(start it with: systemctl start xenreaperd)\n");
 }
 
-/* Characters in TEXT (UTF-8): what it takes on a terminal, wide ones aside. */
-static int cli_columns(const char *text)
-{
-	int n = 0;
-
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-		n += (*c & 0xc0) != 0x80;
-	return n;
-}
-
-/* TEXT escaped and cut to at most MAX columns into BUF (LEN), never
- * inside an escape or a character (in escaped text every backslash
- * starts an escape: \xNN, or a backslash and one letter). */
-static const char *cli_cell(char *buf, size_t len, const char *text, int max)
-{
-	size_t at = 0, unit;
-	int cols = 0;
-
-	progress_text_escape(buf, len, text);
-	while (buf[at]) {
-		if (buf[at] == '\\') {
-			unit = buf[at + 1] == 'x' ? 4 : 2;
-			cols += unit;
-		} else {
-			for (unit = 1; (buf[at + unit] & 0xc0) == 0x80; unit++)
-				;
-			cols++;
-		}
-		if (cols > max)
-			break;
-		at += unit;
-	}
-	buf[at] = '\0';
-	return buf;
-}
-
 /* ---------------------------------------------------------------- commands */
 
 static int cli_list(struct xenreaper *h, const struct cli_args *c)
 {
 	struct xenreaper_status *jobs = NULL;
-	char when[64], *dot, name[PROGRESS_TEXT_LEN(128)], state[PROGRESS_TEXT_LEN(16)];
-	char reason[PROGRESS_TEXT_LEN(16)], uuid[PROGRESS_TEXT_LEN(XENREAPER_UUID_LEN)];
-	char text[PROGRESS_TEXT_LEN(512)];
+	char when[64], *dot, name[PROGRESS_TEXT_LEN(128)];
+	char uuid[PROGRESS_TEXT_LEN(XENREAPER_UUID_LEN)];
+	struct jobline_cells cells;
 	int running, width = 4, ret;
 	size_t n;
 	int rc;
@@ -344,41 +312,28 @@ static int cli_list(struct xenreaper *h, const struct cli_args *c)
 	if (!n) {
 		printf("no teardown jobs\n");
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			int len = cli_columns(cli_cell(name, sizeof(name), jobs[i].name, 32));
-
-			if (len > width)
-				width = len;
-		}
+		width = jobline_name_width(jobs, n);
 		printf("%5s  %-*s  %-10s  %4s  %9s  %9s  %10s  %7s  %-8s  %-19s  %s\n", "DOMID",
 		       width, "NAME", "STATE", "DONE", "LEFT MiB", "TOTAL MiB", "RATE", "ETA",
 		       "REASON", "REQUESTED", "UUID");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct xenreaper_status *st = &jobs[i];
-		char rate[32] = "-", eta[32] = "-";
 
 		cli_time(when, sizeof(when), st->requested_ms);
 		dot = strchr(when, '.');
 		if (dot)
 			*dot = '\0';	/* seconds are enough in a table */
-		if (st->rate_mib_s >= 0)
-			progress_format_rate(rate, sizeof(rate), st->rate_mib_s * 256);
-		if (st->stalled)
-			snprintf(eta, sizeof(eta), "stalled");
-		else if (st->eta_s >= 0)
-			progress_format_eta(eta, sizeof(eta), (double)st->eta_s);
-		cli_cell(name, sizeof(name), st->name[0] ? st->name : "-", width);
-		printf("%5u  %s%*s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %10s  %7s  %-8s  %-19s  %s\n",
-		       st->domid, name, width - cli_columns(name), "", CLI_TEXT(state, st->state_name),
-		       st->progress, progress_mib(st->pages_left), progress_mib(st->pages_total),
-		       rate, eta, st->reason[0] ? CLI_TEXT(reason, st->reason) : "-", when,
+		jobline_cells(st, &cells);
+		jobline_name(name, sizeof(name), st, width);
+		printf("%5u  %s  %-10s  %3u%%  %9" PRIu64 "  %9" PRIu64 "  %10s  %7s  %-8s  %-19s  %s\n",
+		       st->domid, name, cells.state, st->progress, progress_mib(st->pages_left),
+		       progress_mib(st->pages_total), cells.rate, cells.eta, cells.reason, when,
 		       CLI_TEXT(uuid, st->uuid));
-		if (st->state == XENREAPER_STATE_FAILED && st->error[0])
-			printf("%5s  failed: %s\n", "", CLI_TEXT(text, st->error));
-		if (st->held_by[0])
-			printf("%5s  %s: %s\n", "", st->state == XENREAPER_STATE_STUCK ? "waiting on" : "held by",
-			       CLI_TEXT(text, st->held_by));
+		if (cells.failed[0])
+			printf("%5s  failed: %s\n", "", cells.failed);
+		if (cells.holder[0])
+			printf("%5s  %s: %s\n", "", cells.holder_word, cells.holder);
 	}
 	if (!running)
 		cli_note_daemon_down();
@@ -780,6 +735,24 @@ static int cli_wait_free(struct xenreaper *h, const struct cli_args *c)
 	return ret;
 }
 
+/* The live view, until q (exit 0) or SIGINT/SIGTERM (130). */
+static int cli_top(struct xenreaper *h)
+{
+	char why[512], shown[PROGRESS_TEXT_LEN(512)];
+	int rc;
+
+	rc = top_run(h, why, sizeof(why));
+	switch (rc) {
+	case 0:
+		return PROGRESS_EXIT_OK;
+	case -EINTR:
+		return PROGRESS_EXIT_INTERRUPTED;
+	default:
+		fprintf(stderr, "xenreaper: top: %s\n", CLI_TEXT(shown, why));
+		return PROGRESS_EXIT_FAILED;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct xenreaper *h = NULL;
@@ -816,6 +789,9 @@ int main(int argc, char **argv)
 		break;
 	case CLI_WAIT_FREE:
 		ret = cli_wait_free(h, &c);
+		break;
+	case CLI_TOP:
+		ret = cli_top(h);
 		break;
 	case CLI_DESTROY:
 	default:
