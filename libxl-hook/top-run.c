@@ -341,7 +341,9 @@ static void top_signals(struct sigaction *old, sigset_t *blocked, sigset_t *befo
 	for (unsigned i = 0; i < 3; i++)
 		sigaddset(blocked, sigs[i]);
 	/* Blocked but while in ppoll: a signal between the check of a flag
-	 * and the sleep would otherwise wait for the next event. */
+	 * and the sleep would otherwise wait for the next event.  Blocked
+	 * before the watch starts libxenstore's reader thread, which
+	 * inherits the mask, so that no signal lands there instead. */
 	sigprocmask(SIG_BLOCK, blocked, before);
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -355,9 +357,12 @@ static void top_signals_restore(const struct sigaction *old, const sigset_t *bef
 {
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGWINCH };
 
+	/* Unblocked first: one that came since the last ppoll reaches our
+	 * handler, not the default action (death after the terminal was put
+	 * back, with the wrong exit status). */
+	sigprocmask(SIG_SETMASK, before, NULL);
 	for (unsigned i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
-	sigprocmask(SIG_SETMASK, before, NULL);
 }
 
 int top_run(struct xenreaper *h, char *why, size_t len)

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -599,6 +600,96 @@ static void test_hung_daemon(void)
 	free(r);
 }
 
+/* ---------------------------------------------------------------- top, plain */
+
+/* What the thread that plays xenreaperd during test_top_plain waits on. */
+static pthread_t top_main_thread;
+
+/* What is on our stdout so far (run_main's file, read through /proc). */
+static const char *top_output(void)
+{
+	static char buf[65536];
+	int fd = open("/proc/self/fd/1", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* Whether our stdout has a line containing TEXT, waiting for one up to 5 s. */
+static bool top_output_has(const char *text)
+{
+	for (int i = 0; i < 500; i++) {
+		if (strstr(top_output(), text))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* The changes xenreaperd would make while `xenreaper top` shows them;
+ * STEPS[i]: whether the output showed the i-th. */
+static void *top_changes(void *arg)
+{
+	bool *steps = arg;
+	unsigned before;
+	sigset_t all;
+
+	/* SIGTERM is for top's thread: pthread_kill below says which. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	steps[0] = top_output_has(" destroying  [  ");
+	job_put(5, "progress", "50");
+	steps[1] = top_output_has("[=======>        ]  50%");
+	before = lines(top_output());
+	put(LAYOUT_ROOT "/ping/4242-1-1", "nobody");	/* shown nowhere: no line */
+	put(LAYOUT_MEMORY_DIR "/free", "25600");
+	steps[2] = top_output_has("memory: 100 MiB free") && lines(top_output()) == before + 1;
+	job_put(5, "state", "done");
+	steps[3] = top_output_has(" done ");
+	fake_xs_rm(LAYOUT_JOB_DIR "/5");
+	steps[4] = top_output_has("    5  (job gone)");
+	pthread_kill(top_main_thread, SIGTERM);
+	return NULL;
+}
+
+/* `xenreaper top` with its stdout a file: plain lines, one per change of
+ * a job or of the summary, none for a change nothing shown depends on,
+ * until SIGTERM, which it exits on with 130 and nothing on stderr. */
+static void test_top_plain(void)
+{
+	const char *top[] = { "xenreaper", "top", NULL };
+	struct run *r = calloc(1, sizeof(*r));
+	bool steps[5] = { false };
+	pthread_t changer;
+	unsigned job_lines = 0;
+
+	fresh();
+	daemon_start(true, false);
+	plant_job(5, 5, "destroying", "web", 262144);
+	top_main_thread = pthread_self();
+	pthread_create(&changer, NULL, top_changes, steps);
+	run_main(r, xenreaper_cli_main, top);
+	pthread_join(changer, NULL);
+	daemon_stop();
+	is_int(r->status, 130, "top: SIGTERM ends it with exit 130");
+	is_str(r->err, "", "  nothing on stderr");
+	ok(steps[0] && strstr(r->out, "DOMID  NAME"), "top: plain output starts with the titles, then the job");
+	ok(steps[1], "  its progress to 50%% is printed");
+	ok(steps[2], "  a ping (shown nowhere) prints nothing, the memory node that changed one line");
+	ok(steps[3], "  its end (done) is printed");
+	ok(steps[4], "  and its job going");
+	for (const char *at = r->out; (at = strstr(at, "    5  web")); at++)
+		job_lines++;
+	is_int(job_lines, 3, "  one line for job 5 per change (0%, 50%, done), none for the memory line");
+	ok(!has_control(r->out), "  no control character in plain output");
+	if (tap_failed)
+		printf("# top printed:\n%s# stderr: %s\n", r->out, r->err);
+	free(r);
+}
+
 int main(void)
 {
 	test_forged_names();
@@ -606,5 +697,6 @@ int main(void)
 	test_history_changes();
 	test_wait_gone_domain();
 	test_hung_daemon();
+	test_top_plain();
 	return tap_done();
 }
