@@ -1,0 +1,167 @@
+# `xenreaper top` through a real terminal: tmux runs it in a pane while
+# xenreaperd tears a guest down, and what the pane shows (capture-pane)
+# must have the job appear, progress, turn zombie with what holds it, and
+# end done; the raw stream tmux records (pipe-pane) must show the job
+# drawn at more than one percent, and no redraw while nothing changes.
+# Then `q`, SIGTERM and Ctrl-C each end it with the shell's screen back
+# (the alternate screen left, the terminal's modes as before, exit 0 or
+# 130); and with stdout a pipe it prints plain lines, one per change.
+# The guests are plain paused PV guests (xb_guest NAME 512, no vif or
+# disk): the point is the view, not the devices.  A helper maps a page of
+# the first, so that the teardown stops as a zombie long enough to be
+# seen whatever the host's speed, and ends when the helper lets go.
+# Every wait polls the screen (or a file) for a pattern, with a bound.
+. $XB_LIB
+xb_clients
+base=$(xb_free_pages)
+xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+
+T="tmux -L xbtop -f /dev/null"
+screen() { $T capture-pane -p -t top; }
+# screen_wait ERE SECONDS: until a line of the pane matches ERE.
+screen_wait() {
+	_end=$(($(date +%s) + $2))
+	until screen | grep -qE "$1"; do
+		[ $(date +%s) -ge $_end ] && return 1
+		sleep 0.1
+	done
+}
+# file_wait ERE FILE SECONDS: until a line of FILE matches ERE.
+file_wait() {
+	_end=$(($(date +%s) + $3))
+	until grep -qE "$1" "$2" 2>/dev/null; do
+		[ $(date +%s) -ge $_end ] && return 1
+		sleep 0.1
+	done
+}
+show_screen() { screen | sed 's/^/XQTAP #   | /'; }
+alternate() { $T display-message -p -t top '#{alternate_on}'; }
+# The stream tmux recorded, one drawn line per line (each starts at a
+# cursor move).
+stream_lines() { tr '\033' '\n' < /tmp/top.stream; }
+# top's pid: the pane shell's child.
+top_pid() { pgrep -P "$($T display-message -p -t top '#{pane_pid}')" -x xenreaper; }
+# start_top: type the command in the pane and wait for the view.
+start_top() {
+	$T send-keys -t top "$XR top" Enter
+	screen_wait '^DOMID +NAME +STATE +PROGRESS' 30
+}
+# back_to_shell WHAT: the prompt again, the alternate screen left, the
+# modes as before, and top's exit status as WANT.
+back_to_shell() {
+	_what=$1 _want=$2
+	if screen_wait '^xbtop\$ ?$' 30 && [ "$(alternate)" = 0 ]; then
+		xb_ok "$_what: the shell's screen is back (alternate screen left)"
+	else
+		xb_not_ok "$_what: the shell's screen is back (alternate screen left)"; show_screen
+	fi
+	$T send-keys -t top "echo rc=\$? > /tmp/top.rc; stty -g > /tmp/stty.after" Enter
+	file_wait . /tmp/stty.after 10
+	xb_is "$(cat /tmp/top.rc)" "rc=$_want" "  exit status $_want"
+	xb_check "  the terminal's modes are as before (stty -g)" cmp -s /tmp/stty.before /tmp/stty.after
+	rm -f /tmp/stty.after /tmp/top.rc
+}
+
+rm -f /tmp/top.stream /tmp/stty.before /tmp/stty.after /tmp/top.rc
+$T kill-server 2>/dev/null
+$T new-session -d -s top -x 200 -y 30 "env PS1='xbtop\$ ' LD_LIBRARY_PATH=$LD_LIBRARY_PATH sh" ||
+	{ xb_not_ok "tmux starts a pane"; xb_done; }
+screen_wait '^xbtop\$' 30 || { xb_not_ok "the pane's shell is up"; show_screen; xb_done; }
+$T send-keys -t top "stty -g > /tmp/stty.before" Enter
+file_wait . /tmp/stty.before 10
+$T pipe-pane -t top -o 'cat >> /tmp/top.stream'
+
+# --- the view
+if start_top; then xb_ok "top draws the view in the pane"; else xb_not_ok "top draws the view"; show_screen; fi
+xb_is "$(alternate)" 1 "  on the alternate screen"
+xb_check "  its first line: xenreaperd running and the keys" sh -c "screen | head -n 1 | grep -qE '^xenreaperd running; [0-9]+ teardowns? under way, .*\(q: quit\)'"
+xb_check "  then the memory nodes" sh -c "screen | sed -n 2p | grep -qE '^memory: '"
+show_screen
+
+# --- quiet while nothing changes: a node nothing shown depends on (a
+# ping, which the daemon answers by removing it) redraws nothing
+before=$(wc -c < /tmp/top.stream)
+xenstore-write $XB_ROOT/ping/top-quiet "44-top"
+xb_wait_node $XB_ROOT/ping/top-quiet - 10 >/dev/null
+sleep 2	# a window in which nothing may be drawn: there is no state to wait on
+after=$(wc -c < /tmp/top.stream)
+xb_is "$after" "$before" "nothing is drawn while nothing shown changes (2 s, a ping written and answered)"
+
+# --- a teardown through the daemon: appears, progresses, zombie, done
+d=$(xb_guest topguest 512) || { xb_not_ok "create topguest"; xb_done; }
+rm -f /tmp/hold.ready
+$XB_TOOL hold-page $d /tmp/hold.ready 2>/tmp/hold.err &
+holder=$!
+i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+xb_check "a dom0 helper (pid $holder) maps a page of domain $d" test -s /tmp/hold.ready
+$XR destroy topguest > /tmp/top.destroy 2>&1
+xb_check "xenreaper destroy topguest asks xenreaperd" grep -q "teardown requested" /tmp/top.destroy
+if screen_wait "^ +$d  topguest " 30; then xb_ok "the job appears on the screen"; else xb_not_ok "the job appears on the screen"; fi
+if screen_wait "^ +$d  topguest +zombie +\[=+>? *\] +(99|100)% .* request +held by: .*$holder xbtool" 60; then
+	xb_ok "  progresses to a zombie at 99-100%, held by the helper (pid $holder)"
+else
+	xb_not_ok "  progresses to a zombie, held by the helper (pid $holder)"; xb_note "  held-by: $(xb_read $XB_ROOT/job/$d/held-by)"
+fi
+show_screen
+xb_check "  the first line counts it under way" sh -c "screen | head -n 1 | grep -qE ' [1-9][0-9]* teardowns? under way'"
+# What tmux recorded: the job's line drawn at a percent below 99 before.
+low=$(stream_lines | grep -E "^\[[0-9]+;1H +$d  topguest " | grep -oE '\] +[0-9]+%' | tr -dc '0-9\n' | sort -n | head -n 1)
+percents=$(stream_lines | grep -E "^\[[0-9]+;1H +$d  topguest " | grep -oE '(requested|queued|destroying|zombie) +\[[ =>]*\] +[0-9]+%' | sed 's/ *\[.*\] */ /' | uniq | tr '\n' ',')
+xb_note "  drawn: $percents"
+xb_check "  it was drawn below 99% before (lowest: ${low:-none}%)" test "${low:-100}" -lt 99
+kill -TERM $holder; wait $holder 2>/dev/null
+if screen_wait "^ +$d  topguest +done +\[=+\] 100% +0 " 120; then
+	xb_ok "  and ends done at 100%, 0 MiB left"
+else
+	xb_not_ok "  and ends done"; show_screen
+fi
+xb_check "  no longer held" sh -c "! screen | grep -E '^ +$d  topguest ' | grep -q 'held by'"
+show_screen
+
+# --- q quits
+$T send-keys -t top q
+back_to_shell "q" 0
+
+# --- SIGTERM and Ctrl-C end it too, with the terminal restored
+start_top || { xb_not_ok "top starts again"; show_screen; }
+pid=$(top_pid)
+xb_check "top runs as pid ${pid:-?} in the pane" test -n "$pid"
+[ -n "$pid" ] && kill -TERM $pid
+back_to_shell "SIGTERM" 130
+start_top || { xb_not_ok "top starts again"; show_screen; }
+$T send-keys -t top C-c
+back_to_shell "Ctrl-C (SIGINT)" 130
+$T kill-server
+
+# --- stdout a pipe: plain lines
+rm -f /tmp/top.plain /tmp/top.plain.err /tmp/top.fifo
+mkfifo /tmp/top.fifo
+cat /tmp/top.fifo > /tmp/top.plain &
+reader=$!
+$XR top > /tmp/top.fifo 2>/tmp/top.plain.err &
+tp=$!
+file_wait '^ +DOMID +NAME' /tmp/top.plain 30
+xb_check "into a pipe: the column titles first" sh -c "head -n 1 /tmp/top.plain | grep -qE '^ +DOMID +NAME +STATE'"
+xb_check "  then the summary, stamped with the time" grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2} xenreaperd running; ' /tmp/top.plain
+p=$(xb_guest topplain 512) || xb_not_ok "create topplain"
+$XR destroy topplain > /dev/null 2>&1
+if file_wait "^[0-9:]{8} +$p  topplain +done " /tmp/top.plain 120; then
+	xb_ok "  the teardown of topplain (domain $p) ends done in a line"
+else
+	xb_not_ok "  the teardown of topplain ends done in a line"
+fi
+kill -TERM $tp; wait $tp; rc=$?
+wait $reader
+sed 's/^/XQTAP #   | /' /tmp/top.plain | tail -n 12
+xb_is $rc 130 "  SIGTERM ends it with exit 130"
+xb_check "  nothing on stderr" test ! -s /tmp/top.plain.err
+xb_check "  no escape sequence in plain output" sh -c "! grep -q \"$(printf '\033')\" /tmp/top.plain"
+lines=$(grep -cE "^[0-9:]{8} +$p  topplain " /tmp/top.plain)
+distinct=$(grep -E "^[0-9:]{8} +$p  topplain " /tmp/top.plain | cut -c10- | uniq | wc -l)
+xb_is "$distinct" "$lines" "  each of topplain's $lines lines differs from the one before (one per change)"
+rm -f /tmp/top.fifo
+
+xb_wait_memory $base "all the guests' memory is back"
+xb_daemon_stop
+[ $XB_FAILED -eq 0 ] || xb_daemon_log 30
+xb_done
