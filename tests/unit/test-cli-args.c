@@ -80,6 +80,8 @@ static void test_good_lines(void)
 		{ "wait-free 512M", CLI_WAIT_FREE, "512M", 0, 0, 0, 0, -1 },
 		{ "--json wait-free 4G --timeout 30", CLI_WAIT_FREE, "4G", 1, 0, 0, 0, 30000 },
 		{ "wait-free -t 0 2.5g", CLI_WAIT_FREE, "2.5g", 0, 0, 0, 0, 0 },
+		{ "top", CLI_TOP, NULL, 0, 0, 0, 0, -1 },
+		{ "top --help", CLI_NONE, NULL, 0, 0, 1, 0, -1 },
 	};
 	struct cli_args a;
 
@@ -161,7 +163,7 @@ static void test_bad_lines(void)
 	} cases[] = {
 		{ "", { "no command given", "list, status, wait, destroy" } },
 		{ "--json", { "no command given" } },
-		{ "frobnicate", { "unknown command 'frobnicate'", "list, status, wait, destroy" } },
+		{ "frobnicate", { "unknown command 'frobnicate'", "list, status, wait, destroy", "top" } },
 		{ "-- --json", { "unknown command '--json'" } },
 		{ "list --bogus", { "unknown option '--bogus'", "--json", "--timeout" } },
 		{ "list -x", { "unknown option '-x'" } },
@@ -187,6 +189,11 @@ static void test_bad_lines(void)
 		{ "wait-free 2000T", { "'2000T' is more memory than any host has" } },
 		{ "wait-free 1G --wait", { "'wait-free' always waits" } },
 		{ "wait-free 1G -t soon", { "not 'soon'" } },
+		{ "top web", { "'top' takes no DOMAIN", "'web'", "every teardown" } },
+		{ "top --json", { "'top' has no --json", "xenreaper --json list" } },
+		{ "top -t 3", { "do not apply to 'top'" } },
+		{ "top --wait", { "do not apply to 'top'" } },
+		{ "top -q", { "unknown option '-q'" } },
 	};
 	struct cli_args a;
 

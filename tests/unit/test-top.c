@@ -320,6 +320,8 @@ static void test_render(void)
 	ok(changed[0] && changed[6] && screen_b.rows == 6, "  lines 1 and 7");
 	ok(top_line_gone(&screen_a, &screen_b, 6) && !top_line_gone(&screen_a, &screen_b, 5) &&
 	   !top_line_gone(&screen_a, &screen_b, 1), "plain output: that job, and only it, is gone");
+	render(&v, 120, 1, true, &screen_b);
+	ok(!top_line_gone(&screen_a, &screen_b, 1), "  the summary's lines are never said to be gone");
 	render_plain(&v, &screen_b);
 	st = destroying(1, "longer-name", 0);
 	top_view_set(&v, &st);
