@@ -86,11 +86,11 @@ static int top_fail(struct top_run *r, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* The value of NODE under the daemon's root as a number of pages; -1 if absent. */
-static int64_t top_read_pages(struct top_run *r, const char *node)
+/* PATH's value as a number of pages; -1 if absent or not a number. */
+static int64_t top_read_pages(struct top_run *r, const char *path)
 {
 	unsigned len;
-	char *text = xs_read(r->xs, XBT_NULL, node, &len);
+	char *text = xs_read(r->xs, XBT_NULL, path, &len);
 	long long value = -1;
 	char *end;
 
@@ -421,8 +421,10 @@ int top_run(struct xenreaper *h, char *why, size_t len)
 			break;
 		if (top_resized) {
 			top_resized = 0;
-			r.drawn = false;	/* redraw it all, at the new size */
-			continue;
+			if (r.tty) {
+				r.drawn = false;	/* redraw it all, at the new size */
+				continue;
+			}
 		}
 		if (ppoll(fds, 2, NULL, &before) < 0 && errno != EINTR) {
 			rc = top_fail(&r, -errno, "waiting for xenstore: %s", strerror(errno));
