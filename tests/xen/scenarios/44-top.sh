@@ -39,8 +39,8 @@ alternate() { $T display-message -p -t top '#{alternate_on}'; }
 # The stream tmux recorded, one drawn line per line (each starts at a
 # cursor move).
 stream_lines() { tr '\033' '\n' < /tmp/top.stream; }
-# top's pid: the pane shell's child.
-top_pid() { pgrep -P "$($T display-message -p -t top '#{pane_pid}')" -x xenreaper; }
+# top's pid: the xenreaper in the pane's session (the pane's process leads it).
+top_pid() { pgrep -s "$($T display-message -p -t top '#{pane_pid}')" -x xenreaper; }
 # start_top: type the command in the pane and wait for the view.
 start_top() {
 	$T send-keys -t top "$XR top" Enter
