@@ -35,6 +35,11 @@ file_wait() {
 	done
 }
 show_screen() { screen | sed 's/^/XQTAP #   | /'; }
+# screen_line N ERE: line N of the pane matches ERE (a function, for
+# xb_check: sh -c would not see screen()).
+screen_line() { screen | sed -n "$1p" | grep -qE "$2"; }
+# job_not_held DOMID: the job's line on the pane says nothing is held.
+job_not_held() { screen | grep -E "^ +$1  topguest " | grep -qv 'held by'; }
 alternate() { $T display-message -p -t top '#{alternate_on}'; }
 # The stream tmux recorded, one drawn line per line (each starts at a
 # cursor move).
@@ -74,8 +79,8 @@ $T pipe-pane -t top -o 'cat >> /tmp/top.stream'
 # --- the view
 if start_top; then xb_ok "top draws the view in the pane"; else xb_not_ok "top draws the view"; show_screen; fi
 xb_is "$(alternate)" 1 "  on the alternate screen"
-xb_check "  its first line: xenreaperd running and the keys" sh -c "screen | head -n 1 | grep -qE '^xenreaperd running; [0-9]+ teardowns? under way, .*\(q: quit\)'"
-xb_check "  then the memory nodes" sh -c "screen | sed -n 2p | grep -qE '^memory: '"
+xb_check "  its first line: xenreaperd running and the keys" screen_line 1 '^xenreaperd running; [0-9]+ teardowns? under way, .*\(q: quit\)'
+xb_check "  then the memory nodes" screen_line 2 '^memory: '
 show_screen
 
 # --- quiet while nothing changes: a node nothing shown depends on (a
@@ -103,7 +108,7 @@ else
 	xb_not_ok "  progresses to a zombie, held by the helper (pid $holder)"; xb_note "  held-by: $(xb_read $XB_ROOT/job/$d/held-by)"
 fi
 show_screen
-xb_check "  the first line counts it under way" sh -c "screen | head -n 1 | grep -qE ' [1-9][0-9]* teardowns? under way'"
+xb_check "  the first line counts it under way" screen_line 1 ' [1-9][0-9]* teardowns? under way'
 # What tmux recorded: the job's line drawn at a percent below 99 before.
 low=$(stream_lines | grep -E "^\[[0-9]+;1H +$d  topguest " | grep -oE '\] +[0-9]+%' | tr -dc '0-9\n' | sort -n | head -n 1)
 percents=$(stream_lines | grep -E "^\[[0-9]+;1H +$d  topguest " | grep -oE '(requested|queued|destroying|zombie) +\[[ =>]*\] +[0-9]+%' | sed 's/ *\[.*\] */ /' | uniq | tr '\n' ',')
@@ -115,7 +120,7 @@ if screen_wait "^ +$d  topguest +done +\[=+\] 100% +0 " 120; then
 else
 	xb_not_ok "  and ends done"; show_screen
 fi
-xb_check "  no longer held" sh -c "! screen | grep -E '^ +$d  topguest ' | grep -q 'held by'"
+xb_check "  no longer held" job_not_held $d
 show_screen
 
 # --- q quits
