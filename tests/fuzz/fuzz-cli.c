@@ -6,8 +6,9 @@
  *
  *   - 0 or -EINVAL, and -EINVAL always with a message (terminated);
  *   - a command comes only from an argv word naming it (list, status,
- *     wait, destroy, wait-free, or help), and a DOMAIN points into argv;
- *   - wait and destroy always name a DOMAIN, list never does;
+ *     wait, destroy, wait-free, top, or help), and a DOMAIN points into
+ *     argv;
+ *   - wait and destroy always name a DOMAIN, list and top never do;
  *   - wait-free names its SIZE, never more than 1 PiB (2^38 pages of
  *     4 KiB: its stated bound, "1024T");
  *   - a timeout is -1 or from 0 to 7 days;
@@ -48,11 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		static const char *const words[] = {
 			[CLI_LIST] = "list", [CLI_STATUS] = "status", [CLI_WAIT] = "wait",
-			[CLI_DESTROY] = "destroy", [CLI_WAIT_FREE] = "wait-free",
+			[CLI_DESTROY] = "destroy", [CLI_WAIT_FREE] = "wait-free", [CLI_TOP] = "top",
 		};
 
 		if (args.command != CLI_NONE)
-			fuzz_check(args.command <= CLI_WAIT_FREE && has_arg(argc, argv, words[args.command]),
+			fuzz_check(args.command <= CLI_TOP && has_arg(argc, argv, words[args.command]),
 				   "command %d from no argv word naming it", args.command);
 		else
 			fuzz_check(args.help || args.version, "no command, and no --help or --version");
@@ -64,8 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (args.command == CLI_WAIT || args.command == CLI_DESTROY)
 				fuzz_check(args.domain && args.domain[0], "%s without a DOMAIN",
 					   words[args.command]);
-			if (args.command == CLI_LIST)
-				fuzz_check(args.domain == NULL, "list with a DOMAIN");
+			if (args.command == CLI_LIST || args.command == CLI_TOP)
+				fuzz_check(args.domain == NULL, "%s with a DOMAIN", words[args.command]);
 			if (args.command == CLI_WAIT_FREE)
 				fuzz_check(args.domain && args.size_pages <= (1ULL << 38),
 					   "wait-free with SIZE '%s' = %llu pages",
