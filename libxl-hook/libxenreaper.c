@@ -4,12 +4,13 @@
  * request, read jobs back (each in one transaction) and follow one with a
  * watch until it ends; and read the host's free memory against what the
  * teardowns under way will release, and wait for enough of it
- * (freemem.c decides).  xenstore is read through libxenstore; the UUID,
- * which only the hypervisor knows for sure, comes from one
- * xc_domain_getinfolist call on a libxenctrl handle opened on first use,
- * and is checked against xenstore read before and after it (lookup.c), so
- * that a domid reused meanwhile is never answered with the new guest's
- * UUID; free memory and what dying domains hold come from the same
+ * (freemem.c decides).  xenstore is read through libxenstore; the UUID
+ * comes from the "vm" node libxl wrote, read in one transaction with the
+ * name, or, for a domain libxl did not make, from one
+ * xc_domain_getinfolist call checked against xenstore read before and
+ * after it (lookup.c says why either is safe).  libxenctrl is loaded and
+ * its handle opened on first use (xcload.c), so that a request never
+ * loads it; free memory and what dying domains hold come from that
  * handle, live, not from the daemon's memory/ nodes, which are only kept
  * current while the daemon has something in flight.  It deliberately does
  * not use libxl (whose start-up is what the daemon exists to avoid
@@ -35,6 +36,7 @@
 #include "freemem.h"
 #include "layout.h"
 #include "lookup.h"
+#include "xcload.h"
 #include "xenreaper.h"
 
 #define XR_TX_RETRIES 16
@@ -44,6 +46,7 @@
 
 struct xenreaper {
 	struct xs_handle *xsh;
+	const struct xcload_api *xc;	/* libxenctrl, loaded by xr_xc() on first use */
 	xc_interface *xch;		/* opened by xr_xc() on first use */
 	xentoollog_logger logger;	/* libxenctrl's messages end up in xc_msg */
 	char xc_msg[256];
@@ -558,7 +561,7 @@ static void xr_log_destroy(xentoollog_logger *logger)
 {
 }
 
-/* The libxenctrl handle, opened on first use. */
+/* The libxenctrl handle, loaded and opened on first use. */
 static int xr_xc(struct xenreaper *h)
 {
 	int rc;
@@ -566,8 +569,13 @@ static int xr_xc(struct xenreaper *h)
 	if (h->xch)
 		return 0;
 	h->xc_msg[0] = '\0';
+	if (!h->xc) {
+		h->xc = xcload_get(h->xc_msg, sizeof(h->xc_msg));
+		if (!h->xc)
+			return xr_fail(h, -ENOENT, "cannot ask the hypervisor: %s", h->xc_msg);
+	}
 	errno = 0;
-	h->xch = xc_interface_open(&h->logger, &h->logger, 0);
+	h->xch = h->xc->interface_open(&h->logger, &h->logger, 0);
 	if (h->xch)
 		return 0;
 	rc = xr_errno(EACCES);
@@ -587,7 +595,7 @@ static int xr_domain_uuid(struct xenreaper *h, uint32_t domid, char uuid[XENREAP
 		return rc;
 	h->xc_msg[0] = '\0';
 	errno = 0;
-	got = xc_domain_getinfolist(h->xch, domid, 1, &info);
+	got = h->xc->domain_getinfolist(h->xch, domid, 1, &info);
 	if (got < 0) {
 		rc = xr_errno(EIO);
 		return xr_fail(h, rc, "cannot list domains: %s",
@@ -721,7 +729,7 @@ void xenreaper_close(struct xenreaper *h)
 	if (!h)
 		return;
 	if (h->xch)
-		xc_interface_close(h->xch);
+		h->xc->interface_close(h->xch);
 	xs_close(h->xsh);
 	free(h);
 }
@@ -784,6 +792,8 @@ int xenreaper_state_is_final(enum xenreaper_state state)
 }
 
 /*
+ * A domain libxl made names its UUID in xenstore, and one reading is
+ * enough (lookup_from_xenstore() says why that is safe).  Otherwise
  * xenstore is read before and after the hypervisor is asked for the UUID,
  * and lookup_check() compares the three readings, so that a domid reused
  * in between is reported instead of handing out the new guest's UUID.
@@ -814,6 +824,16 @@ int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_o
 	if (rc)
 		goto out;
 	if (uuid) {
+		rc = lookup_from_xenstore(domid, want_name, &before, hv_uuid, why, sizeof(why));
+		if (rc != -ENODATA) {
+			if (rc) {
+				rc = xr_fail(h, rc, "%s", why);
+				goto out;
+			}
+			name = before.name;
+			before.name = NULL;
+			goto found;
+		}
 		rc = xr_domain_uuid(h, domid, hv_uuid);
 		if (rc)
 			goto out;
@@ -839,6 +859,7 @@ int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_o
 		name = before.name;
 		before.name = NULL;
 	}
+found:
 	if (uuid)
 		memcpy(uuid, hv_uuid, XENREAPER_UUID_LEN);
 	if (domid_out)
@@ -1263,7 +1284,7 @@ static int xr_domains(struct xenreaper *h, struct freemem_domain **out, size_t *
 	for (;;) {
 		h->xc_msg[0] = '\0';
 		errno = 0;
-		got = xc_domain_getinfolist(h->xch, next, XR_DOMAIN_CHUNK, info);
+		got = h->xc->domain_getinfolist(h->xch, next, XR_DOMAIN_CHUNK, info);
 		if (got < 0) {
 			rc = xr_errno(EIO);
 			rc = xr_fail(h, rc, "cannot list domains: %s",
@@ -1315,7 +1336,7 @@ static int xr_free_pages(struct xenreaper *h, uint64_t *pages)
 		return rc;
 	h->xc_msg[0] = '\0';
 	errno = 0;
-	if (xc_physinfo(h->xch, &info)) {
+	if (h->xc->physinfo(h->xch, &info)) {
 		rc = xr_errno(EIO);
 		return xr_fail(h, rc, "cannot read the hypervisor's free memory: %s",
 			       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
@@ -1376,7 +1397,7 @@ static int xr_paging_pools(struct xenreaper *h, const struct xenreaper_status *j
 		h->xc_msg[0] = '\0';
 		errno = 0;
 		bytes = 0;
-		if (xc_get_paging_mempool_size(h->xch, d->domid, &bytes)) {
+		if (h->xc->get_paging_mempool_size(h->xch, d->domid, &bytes)) {
 			if (errno == EOPNOTSUPP || errno == ESRCH)
 				continue;	/* PV, or gone since the list */
 			rc = xr_errno(EIO);

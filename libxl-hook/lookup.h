@@ -30,6 +30,13 @@ int lookup_uuid_normalise(const char *text, char out[XENREAPER_UUID_LEN]);
 /* The UUID in a libxl "vm" node ("/vm/<uuid>"), lower case; -EINVAL if VM
  * is not of that form. */
 int lookup_vm_uuid(const char *vm, char out[XENREAPER_UUID_LEN]);
+/* The UUID of DOMID (found by WANT_NAME, NULL: by domid) from SEEN alone:
+ * 0 if SEEN shows it named (as WANT_NAME, if given) with a "vm" in libxl's
+ * form; -ENODATA if the hypervisor must be asked (no name, or no such
+ * "vm"); -ESRCH if it is not there, -EAGAIN if it bears another name
+ * (the sentence saying so goes into WHY, LEN bytes). */
+int lookup_from_xenstore(uint32_t domid, const char *want_name, const struct lookup_seen *seen,
+			 char uuid[XENREAPER_UUID_LEN], char *why, size_t len);
 /* Whether BEFORE (xenstore, read first), HV_UUID (the hypervisor's, read
  * next) and AFTER (xenstore, read last) describe the same domain DOMID,
  * found by WANT_NAME (NULL: by domid).  0 if so; -EAGAIN if it changed

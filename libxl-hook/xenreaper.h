@@ -127,7 +127,9 @@ int xenreaper_state_is_final(enum xenreaper_state state);
 
 /* Find a running domain by domid (all digits) or by name (xenstore's
  * /local/domain/<id>/name).  DOMID, UUID and NAME may each be NULL; UUID
- * asks the hypervisor, NAME gets a malloc'd copy or NULL if it has none.
+ * comes from the "vm" node libxl wrote (xenreaperd checks it against the
+ * hypervisor before it destroys anything), or from the hypervisor for a
+ * domain that has none; NAME gets a malloc'd copy or NULL if it has none.
  * -ESRCH if there is no such domain (or it went away meanwhile), -ENOTUNIQ
  * if the name is ambiguous, -EAGAIN if the domain changed while it was
  * being looked up (its domid was reused, or it was renamed): ask again. */

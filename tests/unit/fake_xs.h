@@ -29,5 +29,7 @@ void fake_xc_add(uint32_t domid, uint8_t seed, uint64_t tot_pages, uint32_t flag
 void fake_xc_remove(uint32_t domid);
 /* Xen's free pages (physinfo). */
 void fake_xc_set_free(uint64_t pages);
+/* How many times libxenreaper asked for libxenctrl (fake_xcload.c). */
+unsigned long fake_xc_loads(void);
 /* The UUID fake_xc_add gives SEED, as text (37 bytes). */
 void fake_xc_uuid_text(uint8_t seed, char out[37]);

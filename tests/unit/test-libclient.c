@@ -392,6 +392,63 @@ static void test_forged_names(void)
 	free(r);
 }
 
+/* ---------------------------------------------------------------- a request from xenstore alone */
+
+/* `xl destroy --async` of a guest libxl made takes its UUID from the "vm"
+ * node and never loads libxenctrl (issue 18: what the caller pays); a
+ * domain with no such node still gets its UUID from the hypervisor. */
+static void test_request_without_hypervisor(void)
+{
+	const char *by_domid[] = { "xl", "destroy", "--async", "7", NULL };
+	const char *by_name[] = { "xl", "destroy", "--async", "web8", NULL };
+	const char *no_vm[] = { "xl", "destroy", "--async", "9", NULL };
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned long loads, requests, requests_vm;
+	char uuid[37], path[LAYOUT_PATH_LEN], *value;
+
+	fresh();
+	daemon_start(true, false);
+	plant_domain(7, 7, "web7", 25600);
+	loads = fake_xc_loads();
+	requests = fake_xs_requests();
+	run_main(r, xl_front_main, by_domid);
+	requests_vm = fake_xs_requests() - requests;
+	is_int(r->status, 0, "from xenstore: xl destroy --async 7 succeeds");
+	is_int((int)(fake_xc_loads() - loads), 0, "  without loading libxenctrl");
+	fake_xc_uuid_text(7, uuid);
+	layout_request_path(path, 7);
+	value = fake_xs_read(path);
+	is_str(value ? value : "(none)", uuid, "  and requests the UUID the vm node names");
+	free(value);
+
+	plant_domain(8, 8, "web8", 25600);
+	loads = fake_xc_loads();
+	run_main(r, xl_front_main, by_name);
+	is_int(r->status, 0, "from xenstore: xl destroy --async web8 succeeds");
+	is_int((int)(fake_xc_loads() - loads), 0, "  without loading libxenctrl");
+
+	plant_domain(9, 9, "novm", 25600);
+	snprintf(path, sizeof(path), "/local/domain/9/vm");
+	fake_xs_rm(path);
+	loads = fake_xc_loads();
+	requests = fake_xs_requests();
+	run_main(r, xl_front_main, no_vm);
+	requests = fake_xs_requests() - requests;
+	is_int(r->status, 0, "no vm node: xl destroy --async 9 succeeds");
+	ok(fake_xc_loads() > loads, "  after asking the hypervisor");
+	fake_xc_uuid_text(9, uuid);
+	layout_request_path(path, 9);
+	value = fake_xs_read(path);
+	is_str(value ? value : "(none)", uuid, "  for the UUID it has");
+	free(value);
+	ok(requests_vm < requests, "one reading asks xenstore less: %lu requests, %lu with the hypervisor",
+	   requests_vm, requests);
+	if (tap_failed)
+		printf("# the front printed:\n%s", r->err);
+	daemon_stop();
+	free(r);
+}
+
 /* ---------------------------------------------------------------- time bounds and history */
 
 /* `xenreaper wait-free` with a bound, while a teardown is under way that
@@ -698,5 +755,6 @@ int main(void)
 	test_wait_gone_domain();
 	test_hung_daemon();
 	test_top_plain();
+	test_request_without_hypervisor();
 	return tap_done();
 }

@@ -141,10 +141,54 @@ static void test_guard(void)
 	}
 }
 
+/* One reading is enough only where it names the domain and its UUID the
+ * way libxl writes them; anything less sends the lookup to the hypervisor. */
+static void test_from_xenstore(void)
+{
+	static char noname_vm[] = "/vm/" U2;
+	const struct lookup_seen no_name = { true, NULL, noname_vm };
+	const struct lookup_seen odd_vm = { true, web, vm_odd };
+	const struct lookup_seen other_vm = { true, web, vm_other };
+	const struct lookup_seen no_vm = { true, web, NULL };
+	const struct lookup_seen upper = { true, web, vm1_upper };
+	char uuid[XENREAPER_UUID_LEN], why[512];
+
+	memset(uuid, 'x', sizeof(uuid));
+	is_int(lookup_from_xenstore(5, NULL, &web_u1, uuid, why, sizeof(why)), 0,
+	       "one reading: by domid, a name and libxl's vm name the UUID");
+	is_str(uuid, U1, "  the vm node's UUID");
+	is_str(why, "", "  and no sentence");
+	is_int(lookup_from_xenstore(5, "web", &web_u1, uuid, why, sizeof(why)), 0,
+	       "one reading: by name, the name it was found by");
+	is_int(lookup_from_xenstore(5, NULL, &upper, uuid, why, sizeof(why)), 0,
+	       "one reading: an upper-case vm node");
+	is_str(uuid, U1, "  comes out in lower case");
+	is_int(lookup_from_xenstore(5, NULL, &no_vm, uuid, why, sizeof(why)), -ENODATA,
+	       "no vm node: the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, NULL, &odd_vm, uuid, why, sizeof(why)), -ENODATA,
+	       "a vm node with no UUID in it: the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, NULL, &other_vm, uuid, why, sizeof(why)), -ENODATA,
+	       "a vm node not in libxl's form: the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, NULL, &no_name, uuid, why, sizeof(why)), -ENODATA,
+	       "no name (not libxl's making): the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, NULL, &nothing, uuid, why, sizeof(why)), -ESRCH,
+	       "by domid, nothing in xenstore: no such domain");
+	ok(strstr(why, "no domain 5 is running") != NULL, "  says so (%s)", why);
+	is_int(lookup_from_xenstore(5, "web", &nothing, uuid, why, sizeof(why)), -ESRCH,
+	       "by name, gone before the reading");
+	ok(strstr(why, "domain 5 ('web') went away") != NULL, "  says so (%s)", why);
+	is_int(lookup_from_xenstore(5, "web", &db_u2, uuid, why, sizeof(why)), -EAGAIN,
+	       "by name, the domid now bears another name: ask again");
+	ok(strstr(why, "named it 'web', then 'db'") != NULL, "  says so (%s)", why);
+	is_int(lookup_from_xenstore(5, "web", &no_name, uuid, why, sizeof(why)), -EAGAIN,
+	       "by name, the domid now has no name: ask again");
+}
+
 int main(void)
 {
 	test_domid_text();
 	test_uuid_text();
 	test_guard();
+	test_from_xenstore();
 	return tap_done();
 }

@@ -15,11 +15,17 @@ xb_wait_state $d done 60
 xb_is "$(xb_state $d)" done "the daemon finished the teardown"
 xb_wait_memory $base "2 GiB returned after xl destroy --async"
 
-# --- xl destroy --async --wait shows progress and exits 0 at done
+# --- xl destroy --async --wait shows progress and exits 0 at done; the
+# dynamic loader's record (LD_DEBUG, to a file of its own) shows that the
+# request took the UUID from xenstore and never loaded libxenctrl
+# (issue 18, part 2), while it did load libxenstore.
 d=$(xb_guest waited 1024) || xb_not_ok "create 1 GiB guest"
-$FRONT destroy --async --wait $d > /tmp/wait.out 2>&1; rc=$?
+rm -f /tmp/ldwait.*
+LD_DEBUG=libs LD_DEBUG_OUTPUT=/tmp/ldwait $FRONT destroy --async --wait $d > /tmp/wait.out 2>&1; rc=$?
 xb_is $rc 0 "xl destroy --async --wait exits 0 at done"
 xb_check "  and printed progress" grep -q 'done' /tmp/wait.out
+xb_check "  the loader's record shows libxenstore loaded" sh -c 'cat /tmp/ldwait.* | grep -q "calling init: .*libxenstore"'
+xb_check "  and libxenctrl never loaded" sh -c '! cat /tmp/ldwait.* | grep -q libxenctrl
 sed 's/^/XQTAP #   /' /tmp/wait.out | tail -n 4
 xb_is "$(xb_state $d)" done "  the job is done"
 
