@@ -199,21 +199,29 @@ the same with every \`xl destroy\` in the background, or one
 until all memory is back.  Times in ms, median (min–max).
 
 EOF
+# batch_tools SHAPE: the tools measured on SHAPE, xl first, then xenreaperd
+# by its jobs in numeric order.
+batch_tools() {
+	awk -v s="$1" '$2 == s { print $3 }' "$tmp/batch" | sort -u |
+		awk '/^xl-seq$/ { print 0, $0; next } /^xl-par$/ { print 1, $0; next }
+		     { n = $0; sub(/^xenreaper-jobs/, "", n); print 2 + n, $0 }' | sort -n | awk '{ print $2 }'
+}
 for shape in $(awk '{ print $2 }' "$tmp/batch" | sort -u); do
 	echo "### $(echo $shape | sed 's/x/ guests of /') MiB"
 	echo
 	echo "| tool | caller blocked | first gone | all memory back | runs | back ÷ sequential xl |"
 	echo "|---|---|---|---|---|---|"
 	seq_back=$(awk -v s=$shape '$1 == "batch-back" && $2 == s && $3 == "xl-seq" { print $5 }' "$tmp/batch")
-	for t in xl-seq xl-par xenreaper-jobs1 xenreaper-jobs2; do
+	for t in $(batch_tools "$shape"); do
 		awk -v t=$t -v s=$shape -v ref="$seq_back" '
 			function cell() { return sprintf("%s (%d–%d)", $5, $6, $7) }
 			$2 == s && $3 == t && $1 == "batch-caller" { c = cell() }
 			$2 == s && $3 == t && $1 == "batch-first-gone" { g = cell() }
 			$2 == s && $3 == t && $1 == "batch-back" { b = cell(); v = $5; n = $4 }
 			END { names["xl-seq"] = "sequential `xl destroy`"; names["xl-par"] = "parallel `xl destroy`"
-			      names["xenreaper-jobs1"] = "xenreaperd, jobs = 1"; names["xenreaper-jobs2"] = "xenreaperd, jobs = 2"
-			      printf "| %s | %s | %s | %s | %d | %.2f× |\n", names[t], c, g, b, n, v / ref }' "$tmp/batch"
+			      name = t in names ? names[t] : t
+			      if (t ~ /^xenreaper-jobs/) { sub(/^xenreaper-jobs/, "", name); name = "xenreaperd, jobs = " name }
+			      printf "| %s | %s | %s | %s | %d | %.2f× |\n", name, c, g, b, n, v / ref }' "$tmp/batch"
 	done
 	echo
 done
@@ -397,7 +405,7 @@ EOF
 # One bar group per shape and tool, in the tables' order.
 for m in caller first-gone back; do
 	for shape in $(awk '{ print $2 }' "$tmp/batch" | sort -u); do
-		for t in xl-seq xl-par xenreaper-jobs1 xenreaper-jobs2; do
+		for t in $(batch_tools "$shape"); do
 			awk -v m=batch-$m -v s=$shape -v t=$t '$1 == m && $2 == s && $3 == t {
 				sub(/^xenreaper-/, "", t); print s "\\n" t, $5, $6, $7 }' "$tmp/batch"
 		done
