@@ -22,14 +22,18 @@
  *   xbtool wait-node PATH VALUE MS wait (a xenstore watch) until PATH reads
  *                                  VALUE ('*' any value, '-' absent, a|b
  *                                  either); print ms waited and the value
- *   xbtool kill-when PID SIG DELAY LIMIT node PATH VALUE
- *   xbtool kill-when PID SIG DELAY LIMIT below DOMID PAGES
+ *   xbtool kill-when [-r FILE] PID SIG DELAY LIMIT node PATH VALUE
+ *   xbtool kill-when [-r FILE] PID SIG DELAY LIMIT below DOMID PAGES
  *                                  when PATH reads VALUE (as wait-node), or
  *                                  DOMID holds fewer than PAGES (or is gone),
  *                                  wait DELAY ms more and send signal SIG to
  *                                  PID; print "ms=N saw=WHAT".  After LIMIT ms
  *                                  it sends the signal anyway, prints
- *                                  "saw=timeout" and exits 1
+ *                                  "saw=timeout" and exits 1.  With -r,
+ *                                  "watching" goes to FILE once DOMID was
+ *                                  first read (below only), so that a
+ *                                  caller can start what it waits for
+ *                                  only when it is sure to be seen
  *   xbtool stamp                   copy stdin to stdout, each line prefixed
  *                                  with monotonic ms (for logs that carry
  *                                  no times of their own)
@@ -511,8 +515,23 @@ static int wait_node(const char *path, const char *want, int64_t limit)
 	return rc ? 1 : 0;
 }
 
-/* `kill-when PID SIG DELAY LIMIT node PATH VALUE | below DOMID PAGES` */
-static int kill_when(char **args)
+/* "watching" into FILE (NULL: nothing), for kill-when -r. */
+static int ready_write(const char *file)
+{
+	FILE *f;
+
+	if (!file)
+		return 0;
+	f = fopen(file, "w");
+	if (!f || fputs("watching\n", f) == EOF || fclose(f)) {
+		perror(file);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* `kill-when [-r FILE] PID SIG DELAY LIMIT node PATH VALUE | below DOMID PAGES` */
+static int kill_when(char **args, const char *ready)
 {
 	pid_t pid = atoi(args[0]);
 	int sig = atoi(args[1]), rc;
@@ -533,8 +552,13 @@ static int kill_when(char **args)
 			return 2;
 		}
 		/* Poll hard: a teardown's hypercall phase lasts about a second. */
-		while (!(rc = domain_info(xch, atoi(args[5]), &info)) &&
-		       info.tot_pages >= strtoull(args[6], NULL, 10)) {
+		rc = domain_info(xch, atoi(args[5]), &info);
+		if (!rc && ready_write(ready)) {
+			xc_interface_close(xch);
+			return 2;
+		}
+		for (; !rc && info.tot_pages >= strtoull(args[6], NULL, 10);
+		     rc = domain_info(xch, atoi(args[5]), &info)) {
 			if (now_ms(CLOCK_MONOTONIC) - start > limit) {
 				rc = -ETIMEDOUT;
 				break;
@@ -801,7 +825,7 @@ static int usage(void)
 		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
-		"       kill-when PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
+		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
 	return 2;
 }
 
@@ -825,7 +849,10 @@ int main(int argc, char **argv)
 		return wait_node(argv[2], argv[3], atoll(argv[4]));
 	if (!strcmp(argv[1], "kill-when") && argc == 9 &&
 	    (!strcmp(argv[6], "node") || !strcmp(argv[6], "below")))
-		return kill_when(argv + 2);
+		return kill_when(argv + 2, NULL);
+	if (!strcmp(argv[1], "kill-when") && argc == 11 && !strcmp(argv[2], "-r") &&
+	    !strcmp(argv[8], "below"))
+		return kill_when(argv + 4, argv[3]);
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return stamp();
 	if (!strcmp(argv[1], "xs-latency") && argc == 3)

@@ -128,11 +128,22 @@ xb_wait_memory $(($base3 + 3 * 65536)) "three guests' memory returned"
 
 # --- kill -9 in the middle of a 2 GiB teardown, then restart
 domid=$(xb_guest victim 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
+# Kill it once the hypercall is releasing pages: truly mid-teardown.  The
+# watcher reads the domain from before the request on: a 2 GiB teardown
+# was over in 0.61 s once, sooner than a watcher started after the request
+# began to look (it saw the domain gone, and the job done, not destroying).
+rm -f /tmp/kill.ready
+$XB_TOOL kill-when -r /tmp/kill.ready $XB_DAEMON_PID 9 0 60000 below $domid 524288 > /tmp/kill.out &
+killer=$!
+_end=$(($(date +%s) + 30))
+until [ -s /tmp/kill.ready ] || [ $(date +%s) -ge $_end ]; do sleep 0.05; done
+xb_check "the watcher reads domain $domid before the request" test -s /tmp/kill.ready
 xb_request $domid
-# Kill it once the hypercall is releasing pages: truly mid-teardown.
-left=$($XB_TOOL wait-below $domid 524288 60000)
-kill -9 $XB_DAEMON_PID; wait $XB_DAEMON_PID 2>/dev/null
-xb_check "killed mid-teardown (domain held $left of 524288 pages)" test -n "$left" -a "${left:-0}" -gt 0
+wait $killer; rc=$?
+wait $XB_DAEMON_PID 2>/dev/null
+left=$(sed -n 's/.* saw=\([0-9]*\)$/\1/p' /tmp/kill.out)
+xb_check "killed mid-teardown (domain held $left of 524288 pages; watcher: $(cat /tmp/kill.out), status $rc)" \
+	test $rc = 0 -a -n "$left" -a "${left:-0}" -gt 0
 xb_is "$(xb_state $domid)" destroying "job still reads destroying after kill -9"
 xb_daemon_start || xb_not_ok "xenreaperd restarts"
 xb_wait_state $domid done 60
