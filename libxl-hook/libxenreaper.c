@@ -655,7 +655,8 @@ out:
 }
 
 /* What xenstore shows of /local/domain/DOMID, read in one transaction so
- * that its name and vm node are those of one domain. */
+ * that its name and vm node are those of one domain.  A name proves the
+ * directory is there; only a domain without one costs a read of it. */
 static int xr_seen_read(struct xenreaper *h, uint32_t domid, struct lookup_seen *seen)
 {
 	char path[LAYOUT_PATH_LEN], *home = NULL;
@@ -666,12 +667,13 @@ static int xr_seen_read(struct xenreaper *h, uint32_t domid, struct lookup_seen 
 	rc = xr_tx_start(h, &t);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u", domid);
-	rc = xr_read(h, t, path, &home);
-	if (!rc || rc == -ENOENT) {
+	snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
+	rc = xr_read(h, t, path, &seen->name);
+	seen->home = !rc;
+	if (rc == -ENOENT) {
+		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u", domid);
+		rc = xr_read(h, t, path, &home);
 		seen->home = !rc;
-		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/name", domid);
-		rc = xr_read(h, t, path, &seen->name);
 	}
 	if (!rc || rc == -ENOENT) {
 		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/vm", domid);
