@@ -25,7 +25,7 @@ LD_DEBUG=libs LD_DEBUG_OUTPUT=/tmp/ldwait $FRONT destroy --async --wait $d > /tm
 xb_is $rc 0 "xl destroy --async --wait exits 0 at done"
 xb_check "  and printed progress" grep -q 'done' /tmp/wait.out
 xb_check "  the loader's record shows libxenstore loaded" sh -c 'cat /tmp/ldwait.* | grep -q "calling init: .*libxenstore"'
-xb_check "  and libxenctrl never loaded" sh -c '! cat /tmp/ldwait.* | grep -q libxenctrl
+xb_check "  and libxenctrl never loaded" sh -c '! cat /tmp/ldwait.* | grep -q libxenctrl'
 sed 's/^/XQTAP #   /' /tmp/wait.out | tail -n 4
 xb_is "$(xb_state $d)" done "  the job is done"
 

@@ -1,6 +1,6 @@
 # The clients on real Xen: how a DOMAIN is read (a name that starts with
-# digits is a name), the lookup guard (xenstore's vm node must name the
-# hypervisor's UUID), the front running the running hypervisor's xl when
+# digits is a name), the UUID guard (a request carrying the UUID that
+# xenstore's vm node names is refused when the hypervisor's differs), the front running the running hypervisor's xl when
 # two versions are installed, what list/status show (orphans with their
 # reason, held-by, rate, stalled), wait-free's quick answers, and `xl
 # create` through the front: dry runs and usage errors exactly as the
@@ -24,19 +24,30 @@ $XR --json status $f > /tmp/st.json 2>&1
 xb_check "  --json carries the rate as a number" grep -qE '"rate_mib_s":[0-9]+\.[0-9]' /tmp/st.json
 xb_check "  and no time left once done" grep -q '"eta_s":null,"stalled":false' /tmp/st.json
 
-# --- xenstore's vm node is libxl's /vm/<uuid>; a mismatch is refused
+# --- xenstore's vm node is libxl's /vm/<uuid>, and a request carries that
+# UUID: the client asks xenstore alone (issue 18, part 2).  One the
+# hypervisor contradicts is refused by xenreaperd's UUID guard: nothing is
+# destroyed, and a caller that waits is told why.
 g=$(xb_guest guarded 128) || xb_not_ok "create guarded"
 uuid=$($XB_TOOL uuid $g)
 vm=$(xb_read /local/domain/$g/vm)
 xb_is "$vm" "/vm/$uuid" "libxl's /local/domain/$g/vm names the hypervisor's UUID"
-xenstore-write /local/domain/$g/vm /vm/01234567-89ab-cdef-0123-456789abcdef
-$XR destroy $g > /tmp/guard.out 2>&1; rc=$?
+forged=01234567-89ab-cdef-0123-456789abcdef
+xenstore-write /local/domain/$g/vm /vm/$forged
+$XR destroy --wait $g > /tmp/guard.out 2>&1; rc=$?
 sed 's/^/XQTAP #   /' /tmp/guard.out
-xb_is $rc 1 "destroy with xenstore naming another UUID exits 1"
-xb_check "  saying the domain changed while it was being looked up" grep -q "domain $g changed while it was being looked up" /tmp/guard.out
-xb_check "  and wrote no request" test -z "$(xb_read $XB_ROOT/request/$g)$(xb_read $XB_ROOT/job/$g/state)"
-$FRONT destroy --async guarded > /tmp/guard-front.out 2>&1; rc=$?
-xb_is $rc 1 "the xl front refuses it too"
+xb_is $rc 1 "destroy --wait with xenstore naming another UUID exits 1"
+xb_check "  saying xenreaperd refused it: UUID $uuid, not the requested one; nothing destroyed" \
+	grep -q "has UUID $uuid, not the requested $forged.*nothing was destroyed" /tmp/guard.out
+xb_is "$(xb_state $g)" failed "  its job reads failed"
+xb_check "  and guest $g is still there" $XB_TOOL pages $g
+forged=76543210-89ab-cdef-0123-456789abcdef
+xenstore-write /local/domain/$g/vm /vm/$forged
+$FRONT destroy --async --wait guarded > /tmp/guard-front.out 2>&1; rc=$?
+sed 's/^/XQTAP #   /' /tmp/guard-front.out
+xb_is $rc 1 "the xl front's request is refused too (exit 1)"
+xb_check "  saying why" grep -q "not the requested $forged.*nothing was destroyed" /tmp/guard-front.out
+xb_check "  and guest $g is still there" $XB_TOOL pages $g
 xenstore-write /local/domain/$g/vm "$vm"
 $XR destroy --wait guarded > /dev/null 2>&1; rc=$?
 xb_is $rc 0 "with xenstore consistent again, destroy by name works"
