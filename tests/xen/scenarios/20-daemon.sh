@@ -135,9 +135,7 @@ domid=$(xb_guest victim 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 rm -f /tmp/kill.ready
 $XB_TOOL kill-when -r /tmp/kill.ready $XB_DAEMON_PID 9 0 60000 below $domid 524288 > /tmp/kill.out &
 killer=$!
-_end=$(($(date +%s) + 30))
-until [ -s /tmp/kill.ready ] || [ $(date +%s) -ge $_end ]; do sleep 0.05; done
-xb_check "the watcher reads domain $domid before the request" test -s /tmp/kill.ready
+xb_check "the watcher reads domain $domid before the request" xb_wait_log '^watching$' 30 /tmp/kill.ready
 xb_request $domid
 wait $killer; rc=$?
 wait $XB_DAEMON_PID 2>/dev/null

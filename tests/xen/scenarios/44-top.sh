@@ -26,14 +26,6 @@ screen_wait() {
 		sleep 0.1
 	done
 }
-# file_wait ERE FILE SECONDS: until a line of FILE matches ERE.
-file_wait() {
-	_end=$(($(date +%s) + $3))
-	until grep -qE "$1" "$2" 2>/dev/null; do
-		[ $(date +%s) -ge $_end ] && return 1
-		sleep 0.1
-	done
-}
 show_screen() { screen | sed 's/^/XQTAP #   | /'; }
 # screen_line N ERE: line N of the pane matches ERE (a function, for
 # xb_check: sh -c would not see screen()).
@@ -61,7 +53,7 @@ back_to_shell() {
 		xb_not_ok "$_what: the shell's screen is back (alternate screen left)"; show_screen
 	fi
 	$T send-keys -t top "echo rc=\$? > /tmp/top.rc; stty -g > /tmp/stty.after" Enter
-	file_wait . /tmp/stty.after 10
+	xb_wait_log . 10 /tmp/stty.after
 	xb_is "$(cat /tmp/top.rc)" "rc=$_want" "  exit status $_want"
 	xb_check "  the terminal's modes are as before (stty -g)" cmp -s /tmp/stty.before /tmp/stty.after
 	rm -f /tmp/stty.after /tmp/top.rc
@@ -73,7 +65,7 @@ $T new-session -d -s top -x 200 -y 30 "env PS1='xbtop\$ ' LD_LIBRARY_PATH=$LD_LI
 	{ xb_not_ok "tmux starts a pane"; xb_done; }
 screen_wait '^xbtop\$' 30 || { xb_not_ok "the pane's shell is up"; show_screen; xb_done; }
 $T send-keys -t top "stty -g > /tmp/stty.before" Enter
-file_wait . /tmp/stty.before 10
+xb_wait_log . 10 /tmp/stty.before
 $T pipe-pane -t top -o 'cat >> /tmp/top.stream'
 
 # --- the view
@@ -145,12 +137,12 @@ cat /tmp/top.fifo > /tmp/top.plain &
 reader=$!
 $XR top > /tmp/top.fifo 2>/tmp/top.plain.err &
 tp=$!
-file_wait '^ +DOMID +NAME' /tmp/top.plain 30
+xb_wait_log '^ +DOMID +NAME' 30 /tmp/top.plain
 xb_check "into a pipe: the column titles first" sh -c "head -n 1 /tmp/top.plain | grep -qE '^ +DOMID +NAME +STATE'"
 xb_check "  then the summary, stamped with the time" grep -qE '^[0-9]{2}:[0-9]{2}:[0-9]{2} xenreaperd running; ' /tmp/top.plain
 p=$(xb_guest topplain 512) || xb_not_ok "create topplain"
 $XR destroy topplain > /dev/null 2>&1
-if file_wait "^[0-9:]{8} +$p  topplain +done " /tmp/top.plain 120; then
+if xb_wait_log "^[0-9:]{8} +$p  topplain +done " 120 /tmp/top.plain; then
 	xb_ok "  the teardown of topplain (domain $p) ends done in a line"
 else
 	xb_not_ok "  the teardown of topplain ends done in a line"
