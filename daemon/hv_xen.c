@@ -13,9 +13,14 @@
  * thread is inside libxencall leaves the child waiting on that mutex for
  * ever, and the teardown with it (seen on real Xen: the child asleep in
  * futex_wait while the main thread sampled every 20 ms).  So every libxc
- * call here is made under hv_xen_call_lock, which a fork takes first
- * (pthread_atfork).  libxl's own calls run under its context lock, which it
- * holds too when it forks.  What those children inherit is not left to
+ * call here, and every libxl call that makes one or opens or closes a
+ * handle without waiting on anything, is made under hv_xen_call_lock,
+ * which a fork takes first (pthread_atfork).  What libxl does inside
+ * another worker's teardown cannot be: it may wait there for as long as
+ * another process holds the domain's lock (below), so it cannot run under
+ * one process-wide lock, and a child forked while it was inside libxencall
+ * waits for ever (seen with jobs = 4 and eight guests at once); forklock.c
+ * finds such a child and ends it.  What those children inherit is not left to
  * the worker that forks them: worker.c empties their signal mask and
  * ignored signals, and every descriptor the daemon opens is close-on-exec.
  *
@@ -79,7 +84,9 @@ static void hv_xen_call_end(void)
 
 static void hv_xen_thread_ctx_free(void *ctx)
 {
+	hv_xen_call_begin();
 	libxl_ctx_free(ctx);
+	hv_xen_call_end();
 }
 
 static void hv_xen_atfork_register(void)
@@ -102,9 +109,15 @@ static const libxl_childproc_hooks hv_xen_childproc_hooks = {
 static int hv_xen_ctx_new(struct hv_xen *hx, libxl_ctx **out)
 {
 	libxl_ctx *ctx;
+	int rc;
 
-	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
-		return -EACCES;
+	/* Opening and closing handles takes libxentoolcore's handle list
+	 * lock, which a destroy child takes too: not across a fork. */
+	hv_xen_call_begin();
+	rc = libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger) ? -EACCES : 0;
+	hv_xen_call_end();
+	if (rc)
+		return rc;
 	libxl_childproc_setmode(ctx, &hv_xen_childproc_hooks, NULL);
 	*out = ctx;
 	return 0;
@@ -287,7 +300,11 @@ static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
 
 static int hv_xen_pool_name(struct hv *hv, uint32_t poolid, char **name)
 {
-	char *found = libxl_cpupoolid_to_name(hv_xen_of(hv)->ctx, poolid);
+	char *found;
+
+	hv_xen_call_begin();	/* a hypercall inside libxl (xc_cpupool_getinfo) */
+	found = libxl_cpupoolid_to_name(hv_xen_of(hv)->ctx, poolid);
+	hv_xen_call_end();
 
 	if (!found)
 		return -ENOENT;
@@ -422,10 +439,12 @@ static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
 
+	hv_xen_call_begin();
 	if (hx->ctx)
 		libxl_ctx_free(hx->ctx);
 	if (hx->xch)
 		xc_interface_close(hx->xch);
+	hv_xen_call_end();
 	if (hx->logger)
 		xtl_logger_destroy((xentoollog_logger *)hx->logger);
 	free(hx);
@@ -476,7 +495,9 @@ int hv_xen_new(struct hv **out)
 	}
 	/* libxl reports through this logger; errors only, the daemon logs the rest. */
 	hx->logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	hv_xen_call_begin();
 	hx->xch = xc_interface_open(NULL, NULL, 0);
+	hv_xen_call_end();
 	if (!hx->logger || !hx->xch) {
 		rc = errno ? -errno : -EACCES;
 		goto out;

@@ -52,6 +52,7 @@ struct reaper {
 	unsigned n_stuck;	/* of those, stuck (state stuck) */
 	unsigned lent;		/* threads the pool lent for stuck ones, kept */
 	int64_t next_sample_mono;
+	int64_t forklock_mono;	/* children last looked at (forklock.h) */
 	unsigned published_active;
 	bool started;		/* the daemon nodes exist */
 	bool stopping;		/* take nothing new, start nothing new */

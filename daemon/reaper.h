@@ -35,6 +35,11 @@
 /* A stuck job's held-by is worked out again this often (the hotplug
  * script's age, a lock that changed hands). */
 #define REAPER_STUCK_REFRESH_MS 5000
+/* A destroy standing still this long has the daemon's children looked
+ * at for one that fork left waiting for ever on a lock (forklock.h), at
+ * most this often: such a child waits from its first instant, and a look
+ * costs a few reads of /proc. */
+#define REAPER_FORKLOCK_MS 1000
 /* Finished jobs kept in xenstore at most; beyond, the oldest finished go
  * first, whatever their retention. */
 #define REAPER_RETAIN_MAX 512

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "forklock.h"
 #include "holders.h"
 #include "leftovers.h"
 #include "log.h"
@@ -432,10 +433,26 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 		 job->domid, r->lent);
 }
 
+/* Some destroy stands still: end any child fork left waiting on a lock,
+ * so that the libxl call waiting for it fails and is tried again. */
+static void teardown_reap_forklocked(struct reaper *r, int64_t now)
+{
+	unsigned killed;
+	int rc;
+
+	if (now - r->forklock_mono < REAPER_FORKLOCK_MS)
+		return;
+	r->forklock_mono = now;
+	rc = forklock_reap(&killed);
+	if (rc)
+		log_debug("cannot look at xenreaperd's children: %s", strerror(-rc));
+}
+
 void teardown_sample(struct reaper *r)
 {
 	const struct hv_domain *domains, *d;
 	int64_t now = clock_mono_ms();
+	bool standing = false;
 	uint64_t before;
 	size_t n;
 
@@ -449,7 +466,11 @@ void teardown_sample(struct reaper *r)
 		if (job_sample(job, now, d ? d->tot_pages : 0))
 			teardown_publish_progress(r, job);
 		teardown_check_stuck(r, job, now, job->pages_left < before);
+		if (now - job_still_since(job) >= REAPER_FORKLOCK_MS)
+			standing = true;
 	}
+	if (standing)
+		teardown_reap_forklocked(r, now);
 }
 
 void teardown_probe_scrub(struct reaper *r)
