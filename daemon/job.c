@@ -181,9 +181,13 @@ int job_set_state(struct job *job, enum job_state to)
 		job->started_mono = clock_mono_ms();
 	}
 	if (to == JOB_DESTROYING && job->state == JOB_QUEUED) {
-		/* A run of the teardown begins (again, after a restart). */
+		/* A run of the teardown begins (again, after a restart).  The
+		 * pages at its start are its first sample: a teardown done
+		 * within one progress interval still has a rate at its first. */
 		rate_reset(&job->rate);
 		job->pages_at_start = job->pages_left;
+		if (job->pages_left)
+			rate_add(&job->rate, clock_mono_ms(), job->pages_left);
 	}
 	if (job_state_is_final(to)) {
 		job->finished_wall = clock_wall_ms();
