@@ -164,19 +164,25 @@ static void parse_jobs(struct parser *p, const char *value)
 {
 	unsigned long n;
 
+	if (!strcmp(value, "auto")) {
+		p->cfg->jobs = config_jobs_auto();
+		p->cfg->jobs_auto = true;
+		return;
+	}
 	if (!all_digits(value)) {
-		parser_error(p, p->lineno, "jobs = '%s' is not a number; expected a whole number from 1 to %d",
+		parser_error(p, p->lineno, "jobs = '%s' is not a number; expected a whole number from 1 to %d, or auto",
 			     value, JOBS_MAX);
 		return;
 	}
 	/* Too many digits saturate at ULONG_MAX: out of range, not garbage. */
 	n = strtoul(value, NULL, 10);
 	if (n < 1 || n > JOBS_MAX) {
-		parser_error(p, p->lineno, "jobs = '%s' is out of range; expected a whole number from 1 to %d",
+		parser_error(p, p->lineno, "jobs = '%s' is out of range; expected a whole number from 1 to %d, or auto",
 			     value, JOBS_MAX);
 		return;
 	}
 	p->cfg->jobs = n;
+	p->cfg->jobs_auto = false;
 }
 
 static void parse_duration(struct parser *p, const char *key, const char *value,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "config.h"
@@ -32,6 +33,15 @@ const char *const config_log_level_names[CONFIG_N_LOG_LEVELS] = {
 	"err", "warning", "notice", "info", "debug",
 };
 
+unsigned config_jobs_auto(void)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (online < 1)
+		return 1;
+	return online < CONFIG_JOBS_AUTO_MAX ? (unsigned)online : CONFIG_JOBS_AUTO_MAX;
+}
+
 int config_new(struct config **out)
 {
 	struct config *cfg;
@@ -39,7 +49,8 @@ int config_new(struct config **out)
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg)
 		return -ENOMEM;
-	cfg->jobs = 1;
+	cfg->jobs = config_jobs_auto();
+	cfg->jobs_auto = true;
 	cfg->retention_ms = 10 * 60 * 1000;
 	cfg->progress_interval_ms = 250;
 	/* Under libxl's own 40 s hotplug-script timeout, so a hung script is
@@ -231,9 +242,14 @@ int config_format(const struct config *cfg, char **out)
 	duration_format(cfg->progress_interval_ms, progress, sizeof(progress));
 	duration_format(cfg->scrub_probe_interval_ms, probe, sizeof(probe));
 	duration_format(cfg->stuck_after_ms, stuck, sizeof(stuck));
-	fprintf(f, "[daemon]\njobs = %u\nretention = %s\nprogress-interval = %s\nstuck-after = %s\n"
+	if (cfg->jobs_auto)
+		fprintf(f, "[daemon]\n# auto: %u here (dom0's online vCPUs, at most %d)\njobs = auto\n",
+			cfg->jobs, CONFIG_JOBS_AUTO_MAX);
+	else
+		fprintf(f, "[daemon]\njobs = %u\n", cfg->jobs);
+	fprintf(f, "retention = %s\nprogress-interval = %s\nstuck-after = %s\n"
 		"scrub-probe = %s\nscrub-probe-interval = %s\nprotect =",
-		cfg->jobs, retention, progress, stuck, config_scrub_probe_name(cfg->scrub_probe), probe);
+		retention, progress, stuck, config_scrub_probe_name(cfg->scrub_probe), probe);
 	col = strlen("protect =");
 	for (i = 0; i < cfg->n_protect; i++) {
 		size_t width = protect_item_width(cfg->protect[i]);

@@ -54,6 +54,7 @@ struct config_pool {
 struct config {
 	char *path;			/* NULL for the built-in defaults */
 	unsigned jobs;			/* teardowns at once, 1..64 */
+	bool jobs_auto;			/* jobs is config_jobs_auto()'s */
 	int64_t retention_ms;
 	int64_t progress_interval_ms;	/* 10 ms..1 min */
 	int64_t stuck_after_ms;		/* a destroy standing still this long is
@@ -80,6 +81,13 @@ struct config_errors {
 	size_t n;
 };
 
+/* At most this many teardowns at once when jobs = auto: Xen frees every
+ * domain's pages under one heap lock, so parallel teardowns gain less
+ * with each one more (measured: 2 took most of the gain of 4). */
+#define CONFIG_JOBS_AUTO_MAX 4
+/* jobs = auto: dom0's online vCPUs (each teardown keeps one busy in its
+ * hypercall), from 1 to CONFIG_JOBS_AUTO_MAX. */
+unsigned config_jobs_auto(void);
 /* The built-in defaults (what an empty file gives). */
 int config_new(struct config **out);
 /* Accepts NULL. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -50,7 +51,15 @@ static void test_defaults(void)
 	const struct config_pool *pool;
 
 	is_int(config_new(&cfg), 0, "config_new");
-	is_int(cfg->jobs, 1, "default jobs = 1");
+	{
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned want = online < 1 ? 1 : online > CONFIG_JOBS_AUTO_MAX ? CONFIG_JOBS_AUTO_MAX : (unsigned)online;
+
+		is_int(cfg->jobs, want, "default jobs = auto: this machine's online CPUs, at most 4");
+		ok(cfg->jobs_auto, "  and says it is auto");
+		ok(config_jobs_auto() >= 1 && config_jobs_auto() <= CONFIG_JOBS_AUTO_MAX,
+		   "  config_jobs_auto() lies within 1..4");
+	}
 	is_int(cfg->retention_ms, 600000, "default retention = 10m");
 	is_int(cfg->progress_interval_ms, 250, "default progress-interval = 250ms");
 	is_int(cfg->stuck_after_ms, 30000, "default stuck-after = 30s");
@@ -494,10 +503,43 @@ static void test_bad_configs(void)
 	ok(files >= 15, "at least 15 bad files (%d)", files);
 }
 
+/* jobs = auto and a number, both ways, and what --check-config prints. */
+static void test_jobs_auto(void)
+{
+	struct config *cfg = NULL, *again = NULL;
+	struct config_errors errs = { 0 };
+	char *text;
+
+	ok(!parse_text("[daemon]\njobs = 3\n", "three", &cfg, NULL) && cfg->jobs == 3 && !cfg->jobs_auto,
+	   "jobs = 3 is 3, not auto");
+	text = cfg ? format(cfg) : NULL;
+	ok(text && strstr(text, "\njobs = 3\n") && !strstr(text, "jobs = auto"), "  and is printed as 3");
+	free(text);
+	config_free(cfg);
+	cfg = NULL;
+	ok(!parse_text("[daemon]\njobs = auto\n", "auto", &cfg, NULL) && cfg->jobs_auto &&
+	   cfg->jobs == config_jobs_auto(), "jobs = auto is config_jobs_auto()'s number");
+	text = cfg ? format(cfg) : NULL;
+	ok(text && strstr(text, "\njobs = auto\n") && strstr(text, "# auto: "),
+	   "  printed as auto, with what it is here in a comment");
+	ok(text && !parse_text(text, "formatted", &again, NULL) && again->jobs_auto,
+	   "  which reads back as auto");
+	free(text);
+	config_free(again);
+	config_free(cfg);
+	cfg = NULL;
+	ok(parse_text("[daemon]\njobs = Auto\n", "caps", &cfg, &errs) && errs.n == 1 &&
+	   strstr(errs.v[0].text, "jobs = 'Auto' is not a number; expected a whole number from 1 to 64, or auto"),
+	   "jobs = Auto is an error that names what is accepted");
+	config_errors_clear(&errs);
+	config_free(cfg);
+}
+
 int main(void)
 {
 	log_set_level(LOG_EMERG);
 	test_defaults();
+	test_jobs_auto();
 	test_shipped();
 	test_good_full();
 	test_long_protect();

@@ -2,7 +2,10 @@
 # requests at once, the refusals, and a kill -9 in the middle of a teardown.
 . $XB_LIB
 base=$(xb_free_pages)
-xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+# jobs = 1 for the trio below, one at a time; the restarts further down
+# run on the built-in default, jobs = auto.
+printf '[daemon]\njobs = 1\n' > /tmp/one.conf
+xb_daemon_start -c /tmp/one.conf || { xb_not_ok "xenreaperd starts"; xb_done; }
 xb_ok "xenreaperd starts and publishes daemon/state = running"
 
 # --- the tree is dom0's alone
@@ -147,6 +150,11 @@ xb_check "killed mid-teardown (domain held $left of 524288 pages; watcher: $(cat
 	test $rc = 0 -a -n "$left" -a "${left:-0}" -gt 0
 xb_is "$(xb_state $domid)" destroying "job still reads destroying after kill -9"
 xb_daemon_start || xb_not_ok "xenreaperd restarts"
+# The built-in default, jobs = auto: dom0's online vCPUs, at most 4.
+vcpus=$(nproc) want=$(nproc); [ $want -gt 4 ] && want=4
+workers=$(cat /proc/$XB_DAEMON_PID/task/*/comm | grep -c '^xr-teardown$')
+xb_is "$workers" $want "on the default, jobs = auto, the daemon runs $want teardown threads (dom0 has $vcpus vCPUs, at most 4)"
+xb_check "  and says so when it starts" sh -c "grep 'teardown(s) at once' $XB_DAEMON_LOG | tail -n 1 | grep -q 'running: $want teardown'"
 xb_wait_state $domid done 60
 xb_is "$(xb_state $domid)" done "resumed job ends done"
 xb_check "no domain $domid left after resume" sh -c "! $XB_TOOL pages $domid >/dev/null"
