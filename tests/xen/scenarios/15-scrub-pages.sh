@@ -37,7 +37,7 @@ while :; do
 	[ $(($(xb_ms) - t0)) -gt 300000 ] && break
 	sleep 1
 done
-xb_is "$s" 0 "boot scrubbing done: scrub_pages 0 ($(($(xb_ms) - t0)) ms after the first look)"
+xb_is "$s" 0 "boot scrubbing done: scrub_pages 0 (waited $(($(xb_ms) - t0)) ms, one physinfo call included)"
 
 base=$(xb_free_pages)
 domid=$(xb_guest scrub$mib $mib) || { xb_not_ok "create a $mib MiB guest"; xb_done; }
