@@ -6,6 +6,16 @@
  * under test).
  *
  *   xbtool free-pages              free pages in the heap
+ *   xbtool physinfo [-H]           "free_pages=N scrub_pages=N
+ *                                  outstanding_pages=N scrub_cap=0|1" from
+ *                                  one XEN_SYSCTL_physinfo (scrub_cap: the
+ *                                  XEN_SYSCTL_PHYSCAP_scrub_pages bit of
+ *                                  xen-patches/, set only by a hypervisor
+ *                                  that fills scrub_pages in); with -H,
+ *                                  then press debug key H and add
+ *                                  " h_unscrubbed=N scrub_pages_after=N":
+ *                                  the sum of H's "Node N has M unscrubbed
+ *                                  pages" and physinfo read again after it
  *   xbtool pages DOMID             tot_pages of DOMID (exit 1 if gone)
  *   xbtool uuid DOMID              the hypervisor's UUID for DOMID
  *   xbtool info DOMID              "pages=N dying=0|1 shutdown=0|1 reason=N"
@@ -117,6 +127,78 @@ static int free_pages(xc_interface *xch, uint64_t *pages)
 		return -errno;
 	*pages = info.free_pages;
 	return 0;
+}
+
+/* Set by hypervisors with xen-patches/4.17 (0003): scrub_pages is meant. */
+#ifndef XEN_SYSCTL_PHYSCAP_scrub_pages
+#define XEN_SYSCTL_PHYSCAP_scrub_pages (1u << 10)
+#endif
+
+static int physinfo_line(xc_interface *xch, uint64_t *scrub)
+{
+	xc_physinfo_t info = { 0 };
+
+	if (xc_physinfo(xch, &info))
+		return -errno;
+	printf("free_pages=%" PRIu64 " scrub_pages=%" PRIu64 " outstanding_pages=%" PRIu64
+	       " scrub_cap=%d", (uint64_t)info.free_pages, (uint64_t)info.scrub_pages,
+	       (uint64_t)info.outstanding_pages,
+	       !!(info.capabilities & XEN_SYSCTL_PHYSCAP_scrub_pages));
+	*scrub = info.scrub_pages;
+	return 0;
+}
+
+/* Press debug key H and add up the "Node N has M unscrubbed pages" lines
+ * it puts in the console ring (what was there before is skipped). */
+static int h_unscrubbed(xc_interface *xch, uint64_t *pages)
+{
+	static char chunk[16384 + 1];
+	unsigned int n, index = 0;
+	uint64_t node_pages;
+	char *line;
+
+	do {
+		n = sizeof(chunk) - 1;
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+			return -errno;
+	} while (n);
+	if (xc_send_debug_keys(xch, "H"))
+		return -errno;
+	*pages = 0;
+	do {
+		n = sizeof(chunk) - 1;
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+			return -errno;
+		chunk[n] = '\0';
+		for (line = strstr(chunk, "unscrubbed pages"); line; line = strstr(line + 1, "unscrubbed pages")) {
+			char *bol = line;
+
+			while (bol > chunk && bol[-1] != '\n')
+				bol--;
+			if (strstr(bol, "(XEN)") && (bol = strstr(bol, "Node ")) &&
+			    sscanf(bol, "Node %*u has %" SCNu64, &node_pages) == 1)
+				*pages += node_pages;
+		}
+	} while (n);
+	return 0;
+}
+
+/* `physinfo [-H]` */
+static int physinfo(xc_interface *xch, int with_h)
+{
+	uint64_t scrub, h;
+	int rc = physinfo_line(xch, &scrub);
+
+	if (!rc && with_h && !(rc = h_unscrubbed(xch, &h))) {
+		xc_physinfo_t info = { 0 };
+
+		printf(" h_unscrubbed=%" PRIu64, h);
+		rc = xc_physinfo(xch, &info) ? -errno : 0;
+		if (!rc)
+			printf(" scrub_pages_after=%" PRIu64, (uint64_t)info.scrub_pages);
+	}
+	printf("\n");
+	return rc;
 }
 
 /* 0 and INFO filled if DOMID exists, -ESRCH if not. */
@@ -819,7 +901,7 @@ fail:
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: xbtool free-pages | pages D | uuid D | info D | "
+	fprintf(stderr, "usage: xbtool free-pages | physinfo [-H] | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
 		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] [-g D,...] FILE PAGES CMD... |\n"
 		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS |\n"
@@ -882,6 +964,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "list") && argc == 2) {
 		rc = list_domains(xch);
+	} else if (!strcmp(argv[1], "physinfo") && (argc == 2 ||
+		   (argc == 3 && !strcmp(argv[2], "-H")))) {
+		rc = physinfo(xch, argc == 3);
 	} else if (!strcmp(argv[1], "free-pages") && argc == 2) {
 		rc = free_pages(xch, &pages);
 		if (!rc)
