@@ -186,7 +186,7 @@ static int h_unscrubbed(xc_interface *xch, uint64_t *pages)
 /* `physinfo [-H]` */
 static int physinfo(xc_interface *xch, int with_h)
 {
-	uint64_t scrub, h;
+	uint64_t scrub, h = 0;
 	int rc = physinfo_line(xch, &scrub);
 
 	if (!rc && with_h && !(rc = h_unscrubbed(xch, &h))) {
