@@ -43,6 +43,11 @@ int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 	return hv->ops->scrub_probe(hv, sources, out);
 }
 
+bool hv_scrub_exact(struct hv *hv)
+{
+	return hv->ops->scrub_exact && hv->ops->scrub_exact(hv);
+}
+
 int hv_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
 {
 	return hv->ops->free_pages(hv, pages, outstanding);

@@ -54,6 +54,7 @@ struct hv_ops {
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
+	bool (*scrub_exact)(struct hv *hv);
 	int (*free_pages)(struct hv *hv, uint64_t *pages, uint64_t *outstanding);
 	int (*paging_pool)(struct hv *hv, uint32_t domid, uint64_t *pages);
 	void (*free)(struct hv *hv);
@@ -87,6 +88,12 @@ int hv_pool_name(struct hv *hv, uint32_t poolid, char **name);
 /* Measure the scrub backlog with the first of SOURCES (hv_scrub_source
  * bits, physinfo tried first) that gives a figure; -ENODATA if none does. */
 int hv_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out);
+/* Whether physinfo's scrub_pages is the hypervisor's real backlog (it
+ * says so with XEN_SYSCTL_PHYSCAP_scrub_pages, xen-patches/4.17): then its
+ * 0 means clean, a probe is one silent sysctl, and HV_SCRUB_PHYSINFO is
+ * the only source worth asking.  Every released Xen reports 0 there and
+ * is not exact: its 0 means unknown. */
+bool hv_scrub_exact(struct hv *hv);
 /* Free pages in the hypervisor's heap (on 4.17 freed-but-unscrubbed
  * pages count as free: the allocator scrubs them when it hands them out),
  * and in *OUTSTANDING the pages claimed for domains and not yet given to

@@ -57,6 +57,13 @@
 
 #define HV_XEN_BATCH 256
 
+/* physinfo's scrub_pages is the real backlog: the capability the series in
+ * xen-patches/4.17 adds (0003).  Not in any released Xen's headers, and
+ * its bit is this series' proposal until xen-devel takes it. */
+#ifndef XEN_SYSCTL_PHYSCAP_scrub_pages
+#define XEN_SYSCTL_PHYSCAP_scrub_pages (1u << 10)
+#endif
+
 struct hv_xen {
 	struct hv base;
 	xc_interface *xch;	/* any thread, under hv_xen_call_lock */
@@ -64,6 +71,7 @@ struct hv_xen {
 	xentoollog_logger_stdiostream *logger;
 	uint32_t self_domid;
 	uint32_t console_index;	/* how far the console ring has been read */
+	bool scrub_exact;	/* XEN_SYSCTL_PHYSCAP_scrub_pages, read at start */
 };
 
 static pthread_mutex_t hv_xen_call_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -381,8 +389,9 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	/* physinfo is cheap and silent; 4.17 always reports 0 there, which is
-	 * indistinguishable from "nothing pending", so only a non-zero figure
+	/* physinfo is cheap and silent.  A released Xen always reports 0
+	 * there, which is indistinguishable from "nothing pending", so unless
+	 * the hypervisor says its figure is real, only a non-zero figure
 	 * counts when the heap dump is also allowed. */
 	if (sources & HV_SCRUB_PHYSINFO) {
 		hv_xen_call_begin();
@@ -390,7 +399,7 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 		hv_xen_call_end();
 		if (rc)
 			return rc;
-		if (info.scrub_pages || !(sources & HV_SCRUB_HEAP_DUMP)) {
+		if (hx->scrub_exact || info.scrub_pages || !(sources & HV_SCRUB_HEAP_DUMP)) {
 			out->source = HV_SCRUB_PHYSINFO;
 			out->pages = info.scrub_pages;
 			return 0;
@@ -399,6 +408,11 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	if (sources & HV_SCRUB_HEAP_DUMP)
 		return hv_xen_probe_heap_dump(hx, out);
 	return -ENODATA;
+}
+
+static bool hv_xen_scrub_exact(struct hv *hv)
+{
+	return hv_xen_of(hv)->scrub_exact;
 }
 
 static int hv_xen_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstanding)
@@ -456,6 +470,7 @@ static const struct hv_ops hv_xen_ops = {
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,
+	.scrub_exact = hv_xen_scrub_exact,
 	.free_pages = hv_xen_free_pages,
 	.paging_pool = hv_xen_paging_pool,
 	.free = hv_xen_free,
@@ -481,6 +496,7 @@ static uint32_t hv_xen_read_self_domid(void)
 
 int hv_xen_new(struct hv **out)
 {
+	xc_physinfo_t info = { 0 };
 	struct hv_xen *hx;
 	int rc;
 
@@ -506,6 +522,11 @@ int hv_xen_new(struct hv **out)
 	if (rc)
 		goto out;
 	hx->self_domid = hv_xen_read_self_domid();
+	/* The capability cannot change while the hypervisor runs. */
+	hv_xen_call_begin();
+	if (!xc_physinfo(hx->xch, &info))
+		hx->scrub_exact = info.capabilities & XEN_SYSCTL_PHYSCAP_scrub_pages;
+	hv_xen_call_end();
 	*out = &hx->base;
 	return 0;
 out:

@@ -444,6 +444,9 @@ static int daemon_start(struct daemon *d)
 			strerror(-rc));
 		return rc;
 	}
+	if (hv_scrub_exact(d->hv))
+		log_info("the hypervisor reports its scrub backlog (physinfo scrub_pages): "
+			 "read with every sample, no heap dumps");
 	rc = worker_pool_new(d->hv, d->policy->jobs, &d->pool);
 	if (!rc)
 		rc = reaper_new(d->store, d->hv, d->pool, d->policy, &d->reaper);

@@ -42,7 +42,8 @@ unsigned reaper_scrub_sources(const struct reaper *r)
 {
 	switch (r->policy->scrub_probe) {
 	case CONFIG_PROBE_AUTO:
-		return HV_SCRUB_PHYSINFO | HV_SCRUB_HEAP_DUMP;
+		/* A heap dump only where physinfo's 0 says nothing. */
+		return hv_scrub_exact(r->hv) ? HV_SCRUB_PHYSINFO : HV_SCRUB_PHYSINFO | HV_SCRUB_HEAP_DUMP;
 	case CONFIG_PROBE_PHYSINFO:
 		return HV_SCRUB_PHYSINFO;
 	case CONFIG_PROBE_HEAP_DUMP:
@@ -189,7 +190,10 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 		log_notice("jobs = %u takes effect when xenreaperd restarts; running %u at once",
 			   policy->jobs, r->max_jobs);
 	r->policy = policy;
-	scrub_configure(r->scrub, reaper_scrub_sources(r), policy->scrub_probe_interval_ms);
+	/* An exact physinfo is one silent sysctl: read with every sample. */
+	scrub_configure(r->scrub, reaper_scrub_sources(r), policy->scrub_probe_interval_ms,
+			hv_scrub_exact(r->hv) && policy->scrub_probe != CONFIG_PROBE_HEAP_DUMP &&
+			policy->scrub_probe != CONFIG_PROBE_NONE ? policy->progress_interval_ms : 0);
 	if (metrics_configure(r->metrics, policy->metrics,
 			      policy->path ? policy->path : "(built-in defaults)"))
 		log_err("out of memory configuring metrics");

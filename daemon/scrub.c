@@ -10,7 +10,10 @@
  * than SCRUB_SYNC_MAX_GAP_MS.  Deferred jobs, already done, only get a
  * figure once releases have settled, at most once a minute.  Probes that
  * keep failing back off and, after SCRUB_GIVE_UP_MS, end counting the way
- * scrub-probe = none does.
+ * scrub-probe = none does.  A hypervisor that reports its backlog in
+ * physinfo (hv_scrub_exact) is read every progress interval instead, while
+ * any job is counted: one silent sysctl, and a sync job is done within one
+ * interval of the backlog reaching 0.
  *
  * Xen scrubs each NUMA node with one CPU at a time, so each node also gets
  * a rate of its own, learnt the same way from successive figures of that
@@ -41,6 +44,7 @@ struct scrub {
 	struct hv *hv;
 	unsigned sources;
 	int64_t interval_ms;
+	int64_t every_ms;		/* cheap probes: this often; 0: rationed */
 	unsigned tracked;		/* jobs whose pages may be pending */
 	unsigned tracked_sync;		/* of which sync jobs, waiting on it */
 	int64_t pending_since_mono;	/* first release not yet measured; 0: none */
@@ -82,10 +86,11 @@ void scrub_free(struct scrub *sc)
 	free(sc);
 }
 
-void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms)
+void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms, int64_t every_ms)
 {
 	sc->sources = sources;
 	sc->interval_ms = interval_ms;
+	sc->every_ms = every_ms;
 }
 
 bool scrub_track(struct scrub *sc, struct job *job)
@@ -147,6 +152,8 @@ int64_t scrub_next_probe(const struct scrub *sc)
 		return -1;
 	if (sc->failing.failures)
 		return sc->failing.next_mono;
+	if (sc->every_ms)
+		return sc->last_probe_mono ? sc->last_probe_mono + sc->every_ms : 0;
 	if (sc->tracked_sync) {
 		/* The first figure as soon as the interval allows (possibly in
 		 * the past: "now" read here would be later than the caller's). */

@@ -31,8 +31,9 @@ int scrub_new(struct store *store, struct hv *hv, struct scrub **out);
 /* Accepts NULL. */
 void scrub_free(struct scrub *sc);
 /* Probe with SOURCES (hv_scrub_source bits; 0 = never), with sync jobs
- * waiting at most once per INTERVAL_MS. */
-void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms);
+ * waiting at most once per INTERVAL_MS; with EVERY_MS (> 0: probes cost
+ * next to nothing), every EVERY_MS while any job is counted instead. */
+void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms, int64_t every_ms);
 /* JOB's teardown released its pages: count them until the backlog drains.
  * False if they cannot be measured (no source, or probes keep failing):
  * then the job is not counted. */

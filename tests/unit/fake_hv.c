@@ -42,6 +42,8 @@ struct fake_hv {
 	uint32_t self;
 	uint64_t total_pages;	/* the host's memory */
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
+	bool scrub_exact;	/* physinfo's figure is the real backlog */
+	unsigned scrub_sources_asked;	/* every source any probe asked for */
 	uint64_t scrub_pages;
 	unsigned scrub_nodes;	/* per-node figures the probe reports (0: none) */
 	uint64_t scrub_node_pages[HV_SCRUB_MAX_NODES];
@@ -198,6 +200,8 @@ static int fh_pool_name(struct hv *hv, uint32_t poolid, char **name)
 	return 0;
 }
 
+static bool fh_scrub_exact(struct hv *hv);
+
 static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 {
 	struct fake_hv *fh = fh_of(hv);
@@ -211,6 +215,7 @@ static int fh_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *out)
 		return rc;
 	}
 	fh->scrub_probes++;
+	fh->scrub_sources_asked |= sources;
 	out->source = fh->scrub_source;
 	out->pages = fh->scrub_pages;
 	out->n_nodes = fh->scrub_nodes;
@@ -277,7 +282,8 @@ static void fh_free(struct hv *hv)
 
 static const struct hv_ops fake_hv_ops = {
 	.list = fh_list, .destroy = fh_destroy, .self_domid = fh_self_domid,
-	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe, .free_pages = fh_free_pages,
+	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe,
+	.scrub_exact = fh_scrub_exact, .free_pages = fh_free_pages,
 	.paging_pool = fh_paging_pool, .free = fh_free,
 };
 
@@ -486,6 +492,33 @@ void fake_hv_set_scrub_nodes(struct hv *hv, int source, unsigned n, const uint64
 		fh->scrub_pages += pages[i];
 	}
 	pthread_mutex_unlock(&fh->lock);
+}
+
+static bool fh_scrub_exact(struct hv *hv)
+{
+	bool exact;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	exact = fh_of(hv)->scrub_exact;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return exact;
+}
+
+void fake_hv_set_scrub_exact(struct hv *hv, bool exact)
+{
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	fh_of(hv)->scrub_exact = exact;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+}
+
+unsigned fake_hv_scrub_sources_asked(struct hv *hv)
+{
+	unsigned asked;
+
+	pthread_mutex_lock(&fh_of(hv)->lock);
+	asked = fh_of(hv)->scrub_sources_asked;
+	pthread_mutex_unlock(&fh_of(hv)->lock);
+	return asked;
 }
 
 void fake_hv_set_outstanding(struct hv *hv, uint64_t pages)

@@ -72,6 +72,11 @@ void fake_hv_set_scrub(struct hv *hv, int source, uint64_t pages);
 void fake_hv_set_scrub_nodes(struct hv *hv, int source, unsigned n, const uint64_t *pages);
 /* Pages physinfo reports as claimed and not yet allocated (outstanding). */
 void fake_hv_set_outstanding(struct hv *hv, uint64_t pages);
+/* Whether physinfo's figure is the real backlog (a patched hypervisor's
+ * XEN_SYSCTL_PHYSCAP_scrub_pages); false at first, as on every release. */
+void fake_hv_set_scrub_exact(struct hv *hv, bool exact);
+/* Every hv_scrub_source bit any probe asked for since the start. */
+unsigned fake_hv_scrub_sources_asked(struct hv *hv);
 /* How many scrub probes were made. */
 unsigned fake_hv_scrub_probes(struct hv *hv);
 /* Fail call NTH (from now) of OP with ERR (negative errno), or every one

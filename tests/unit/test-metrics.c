@@ -283,7 +283,7 @@ static void test_scrub_per_node(void)
 
 	/* physinfo: one total, at the host's rate, as node "all". */
 	scrub_new(s, hv, &sc);
-	scrub_configure(sc, HV_SCRUB_PHYSINFO, 1000);
+	scrub_configure(sc, HV_SCRUB_PHYSINFO, 1000, 0);
 	scrub_track(sc, job);
 	fake_hv_set_scrub_nodes(hv, HV_SCRUB_PHYSINFO, 0, (const uint64_t[]){ 8000 });
 	scrub_probe(sc, job);

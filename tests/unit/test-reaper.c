@@ -540,6 +540,63 @@ static void test_sync_scrub(void)
 	bed_dispose(&b);
 }
 
+/* A hypervisor that reports its backlog in physinfo (xen-patches/4.17):
+ * read with every sample, never a heap dump, and a sync job done within
+ * one progress interval of the backlog reaching 0. */
+static void test_exact_scrub(void)
+{
+	struct bed b;
+	unsigned probes;
+	int64_t drained;
+
+	bed_init(&b, 0, 1);
+	fake_hv_set_scrub_exact(b.hv, true);
+	bed_set_policy(&b, "[default]\nscrub = sync\n[daemon]\nprogress-interval = 250ms\n"
+		       "scrub-probe-interval = 5s\n");
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 500);
+	fake_hv_add(b.hv, 84, 84, 1000, 0);
+	bed_request(&b, 84, 84);
+	bed_settle(&b);
+	is_str(bed_node(&b, 84, "state"), "scrubbing", "exact physinfo: the sync job waits in scrubbing");
+	is_str(bed_node(&b, 84, "scrub-pages"), "500", "  with physinfo's figure");
+	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "physinfo", "  scrub/source says physinfo");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 250,
+	       "  next probe one progress interval on, not the 5 s scrub-probe-interval");
+	probes = fake_hv_scrub_probes(b.hv);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 200);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_int(fake_hv_scrub_probes(b.hv), probes + 1, "  probed again after 250 ms");
+	is_str(bed_node(&b, 84, "scrub-pages"), "200", "  and the share follows it");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 0);
+	drained = clock_mono_ms();
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 84, "state"), "done", "  done at the first sample after it read 0");
+	is_int(clock_mono_ms() - drained, 250, "  one progress interval after the backlog drained");
+	ok(!(fake_hv_scrub_sources_asked(b.hv) & HV_SCRUB_HEAP_DUMP),
+	   "  and no probe ever asked for a heap dump");
+	probes = fake_hv_scrub_probes(b.hv);
+	bed_run(&b, 60 * 1000);
+	is_int(fake_hv_scrub_probes(b.hv), probes, "  nothing probed once nothing is counted");
+	bed_dispose(&b);
+
+	/* The same on a released Xen: physinfo's 0 is not clean, a heap dump
+	 * is asked for, and probes stay rationed. */
+	bed_init(&b, 0, 1);
+	bed_set_policy(&b, "[default]\nscrub = sync\n[daemon]\nscrub-probe-interval = 5s\n");
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 500);
+	fake_hv_add(b.hv, 85, 85, 1000, 0);
+	bed_request(&b, 85, 85);
+	bed_settle(&b);
+	ok(fake_hv_scrub_sources_asked(b.hv) & HV_SCRUB_HEAP_DUMP,
+	   "a released Xen: a heap dump may be asked for (physinfo's 0 says nothing)");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 5000, "  and the next probe waits for the interval");
+	bed_dispose(&b);
+}
+
 static void test_deferred_scrub(void)
 {
 	struct bed b;
@@ -769,6 +826,7 @@ int main(void)
 	test_resume();
 	test_resume_guard();
 	test_sync_scrub();
+	test_exact_scrub();
 	test_deferred_scrub();
 	test_scrub_attribution();
 	test_no_scrub_figure();

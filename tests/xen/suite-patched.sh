@@ -15,4 +15,4 @@ if ! xen=$(nice -n 19 "$here/build-xen" --builddir "$b" | tail -n 1) || [ ! -f "
 fi
 exec "$here/xenbench" --hypervisor "$xen" --timeout 900 --boot-timeout 400 \
 	--log "$b/tests/xen/xenbench-patched.log" \
-	--builddir "$b" scrub-pages
+	--builddir "$b" scrub-pages scrub-exact
