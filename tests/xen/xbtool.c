@@ -844,6 +844,35 @@ static int spin(const char *file)
 	return 0;
 }
 
+/* `physinfo-trace FILE MS`: "WALL_MS SCRUB_PAGES" every 20 ms for MS ms
+ * (or until killed), from physinfo: a patched hypervisor's backlog, read
+ * without an exec per reading, so that a 1 s drain shows. */
+static int physinfo_trace(const char *file, int64_t limit)
+{
+	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+	int64_t start = now_ms(CLOCK_MONOTONIC);
+	FILE *out = xch ? fopen(file, "w") : NULL;
+	xc_physinfo_t info;
+
+	if (!out) {
+		perror(xch ? file : "xbtool: xc_interface_open");
+		if (xch)
+			xc_interface_close(xch);
+		return 2;
+	}
+	setvbuf(out, NULL, _IOLBF, 0);
+	while (now_ms(CLOCK_MONOTONIC) - start < limit) {
+		memset(&info, 0, sizeof(info));
+		if (xc_physinfo(xch, &info))
+			break;
+		fprintf(out, "%" PRId64 " %" PRIu64 "\n", now_ms(CLOCK_REALTIME), (uint64_t)info.scrub_pages);
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
+	fclose(out);
+	xc_interface_close(xch);
+	return 0;
+}
+
 /* `scrub-trace FILE MS`: the host's scrub backlog over time, probed as
  * the daemon probes it (key H, then what the dump added to the ring). */
 static int scrub_trace(const char *file, int64_t limit)
@@ -904,7 +933,7 @@ static int usage(void)
 	fprintf(stderr, "usage: xbtool free-pages | physinfo [-H] | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
 		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] [-g D,...] FILE PAGES CMD... |\n"
-		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS |\n"
+		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS | physinfo-trace FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
@@ -939,6 +968,8 @@ int main(int argc, char **argv)
 		return stamp();
 	if (!strcmp(argv[1], "xs-latency") && argc == 3)
 		return xs_latency(argv[2]);
+	if (!strcmp(argv[1], "physinfo-trace") && argc == 4)
+		return physinfo_trace(argv[2], atoll(argv[3]));
 	if (!strcmp(argv[1], "scrub-trace") && argc == 4)
 		return scrub_trace(argv[2], atoll(argv[3]));
 	if (!strcmp(argv[1], "spin") && argc == 3)

@@ -3,7 +3,8 @@
 # on a 1 GiB guest (done only once its pages are scrubbed).
 #  - Patched (XEN_SYSCTL_PHYSCAP_scrub_pages set): the daemon says it
 #    reads physinfo, scrub/source reads physinfo, no heap dump reaches the
-#    console ring, and no reading of a poller (physinfo every 20 ms) after
+#    console ring, and no reading of a poller (physinfo every 20 ms,
+#    xbtool physinfo-trace) after
 #    the job's finished time still shows pages to scrub.  How long after
 #    the backlog's last non-zero reading the job was done is a figure (the
 #    goal is one progress interval, 250 ms here), not a check.
@@ -26,12 +27,10 @@ xb_daemon_start -c /tmp/exact.conf || { xb_not_ok "xenreaperd starts"; xb_done; 
 xl dmesg -c > /dev/null
 poller=
 if [ "$cap" = 1 ]; then
-	: > /tmp/exact.readings
-	(while :; do
-		echo "$(xb_ms) $(field scrub_pages "$($XB_TOOL physinfo)")" >> /tmp/exact.readings
-		sleep 0.02
-	done) &
+	rm -f /tmp/exact.readings
+	$XB_TOOL physinfo-trace /tmp/exact.readings 120000 &
 	poller=$!
+	xb_wait_log . 10 /tmp/exact.readings || xb_not_ok "the physinfo poller reads"
 fi
 xb_request $d
 xb_wait_final $d 120
