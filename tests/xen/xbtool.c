@@ -148,26 +148,35 @@ static int physinfo_line(xc_interface *xch, uint64_t *scrub)
 	return 0;
 }
 
-/* Press debug key H and add up the "Node N has M unscrubbed pages" lines
- * it puts in the console ring (what was there before is skipped). */
-static int h_unscrubbed(xc_interface *xch, uint64_t *pages)
+/* Move *INDEX past what the console ring holds now. */
+static int console_skip(xc_interface *xch, unsigned int *index)
 {
 	static char chunk[16384 + 1];
-	unsigned int n, index = 0;
-	uint64_t node_pages;
-	char *line;
+	unsigned int n;
 
 	do {
 		n = sizeof(chunk) - 1;
-		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, index))
 			return -errno;
 	} while (n);
+	return 0;
+}
+
+/* Press debug key H and add up the "Node N has M unscrubbed pages" lines
+ * it puts in the console ring after *INDEX (moved past them). */
+static int h_press(xc_interface *xch, unsigned int *index, uint64_t *pages)
+{
+	static char chunk[16384 + 1];
+	uint64_t node_pages;
+	unsigned int n;
+	char *line;
+
 	if (xc_send_debug_keys(xch, "H"))
 		return -errno;
 	*pages = 0;
 	do {
 		n = sizeof(chunk) - 1;
-		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, index))
 			return -errno;
 		chunk[n] = '\0';
 		for (line = strstr(chunk, "unscrubbed pages"); line; line = strstr(line + 1, "unscrubbed pages")) {
@@ -181,6 +190,15 @@ static int h_unscrubbed(xc_interface *xch, uint64_t *pages)
 		}
 	} while (n);
 	return 0;
+}
+
+/* H's unscrubbed pages, what the ring held before skipped. */
+static int h_unscrubbed(xc_interface *xch, uint64_t *pages)
+{
+	unsigned int index = 0;
+	int rc = console_skip(xch, &index);
+
+	return rc ? rc : h_press(xch, &index, pages);
 }
 
 /* `physinfo [-H]` */
@@ -879,11 +897,9 @@ static int scrub_trace(const char *file, int64_t limit)
 {
 	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
 	int64_t start = now_ms(CLOCK_MONOTONIC), now;
-	static char chunk[16384 + 1];
-	unsigned int n, index = 0;
-	uint64_t pages, node_pages;
+	unsigned int index = 0;
+	uint64_t pages;
 	FILE *out = xch ? fopen(file, "w") : NULL;
-	char *line;
 
 	if (!out) {
 		perror(xch ? file : "xbtool: xc_interface_open");
@@ -891,30 +907,11 @@ static int scrub_trace(const char *file, int64_t limit)
 			xc_interface_close(xch);
 		return 2;
 	}
-	do {	/* skip what the ring holds already */
-		n = sizeof(chunk) - 1;
-		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
-			goto fail;
-	} while (n);
+	if (console_skip(xch, &index))
+		goto fail;
 	while ((now = now_ms(CLOCK_MONOTONIC) - start) < limit) {
-		if (xc_send_debug_keys(xch, "H"))
+		if (h_press(xch, &index, &pages))
 			goto fail;
-		pages = 0;
-		do {
-			n = sizeof(chunk) - 1;
-			if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
-				goto fail;
-			chunk[n] = '\0';
-			for (line = strstr(chunk, "unscrubbed pages"); line; line = strstr(line + 1, "unscrubbed pages")) {
-				char *bol = line;
-
-				while (bol > chunk && bol[-1] != '\n')
-					bol--;
-				if (strstr(bol, "(XEN)") && (bol = strstr(bol, "Node ")) &&
-				    sscanf(bol, "Node %*u has %" SCNu64, &node_pages) == 1)
-					pages += node_pages;
-			}
-		} while (n);
 		fprintf(out, "%" PRId64 " %" PRIu64 "\n", now, pages);
 		usleep(200000);
 	}
