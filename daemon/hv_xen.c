@@ -13,14 +13,18 @@
  * thread is inside libxencall leaves the child waiting on that mutex for
  * ever, and the teardown with it (seen on real Xen: the child asleep in
  * futex_wait while the main thread sampled every 20 ms).  So every libxc
- * call here, and every libxl call that makes one or opens or closes a
- * handle without waiting on anything, is made under hv_xen_call_lock,
- * which a fork takes first (pthread_atfork).  What libxl does inside
- * another worker's teardown cannot be: it may wait there for as long as
- * another process holds the domain's lock (below), so it cannot run under
- * one process-wide lock, and a child forked while it was inside libxencall
- * waits for ever (seen with jobs = 4 and eight guests at once); forklock.c
- * finds such a child and ends it.  What those children inherit is not left to
+ * call here is made under hv_xen_call_lock, which a fork takes
+ * (pthread_atfork).  No libxl call ever is: libxl's own fork handler,
+ * registered after ours, runs first and takes its no_forking mutex, which
+ * libxl also takes inside calls (libxl_ctx_alloc, SIGCHLD set-up), so
+ * entering libxl with hv_xen_call_lock held deadlocks against any fork
+ * (seen on real Xen 4.20 with four teardowns at once: one worker in
+ * libxl_ctx_alloc holding ours, one forking holding libxl's).  What libxl
+ * does in another worker's context cannot run under one process-wide lock
+ * anyway: it may wait there for as long as another process holds the
+ * domain's lock (below).  A child forked while such a call was inside
+ * libxencall waits for ever; forklock.c finds it and ends it.  What those
+ * children inherit is not left to
  * the worker that forks them: worker.c empties their signal mask and
  * ignored signals, and every descriptor the daemon opens is close-on-exec.
  *
@@ -92,9 +96,7 @@ static void hv_xen_call_end(void)
 
 static void hv_xen_thread_ctx_free(void *ctx)
 {
-	hv_xen_call_begin();
 	libxl_ctx_free(ctx);
-	hv_xen_call_end();
 }
 
 static void hv_xen_atfork_register(void)
@@ -117,15 +119,9 @@ static const libxl_childproc_hooks hv_xen_childproc_hooks = {
 static int hv_xen_ctx_new(struct hv_xen *hx, libxl_ctx **out)
 {
 	libxl_ctx *ctx;
-	int rc;
 
-	/* Opening and closing handles takes libxentoolcore's handle list
-	 * lock, which a destroy child takes too: not across a fork. */
-	hv_xen_call_begin();
-	rc = libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger) ? -EACCES : 0;
-	hv_xen_call_end();
-	if (rc)
-		return rc;
+	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
+		return -EACCES;
 	libxl_childproc_setmode(ctx, &hv_xen_childproc_hooks, NULL);
 	*out = ctx;
 	return 0;
@@ -308,11 +304,7 @@ static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
 
 static int hv_xen_pool_name(struct hv *hv, uint32_t poolid, char **name)
 {
-	char *found;
-
-	hv_xen_call_begin();	/* a hypercall inside libxl (xc_cpupool_getinfo) */
-	found = libxl_cpupoolid_to_name(hv_xen_of(hv)->ctx, poolid);
-	hv_xen_call_end();
+	char *found = libxl_cpupoolid_to_name(hv_xen_of(hv)->ctx, poolid);
 
 	if (!found)
 		return -ENOENT;
@@ -453,9 +445,9 @@ static void hv_xen_free(struct hv *hv)
 {
 	struct hv_xen *hx = hv_xen_of(hv);
 
-	hv_xen_call_begin();
 	if (hx->ctx)
 		libxl_ctx_free(hx->ctx);
+	hv_xen_call_begin();
 	if (hx->xch)
 		xc_interface_close(hx->xch);
 	hv_xen_call_end();

@@ -1,8 +1,14 @@
 /*
- * store_xs: the store interface on libxenstore.  One xs_handle, opened once;
- * watch events are read with xs_check_watch so the main loop never blocks on
- * xenstore.  It does not retry transactions (callers decide) and does not
- * interpret paths.
+ * store_xs: the store interface on libxenstore.  Two xs_handles, opened
+ * once: one for watches, whose events are read with xs_check_watch so the
+ * main loop never blocks on xenstore, and one for every request.  The
+ * first xs_watch on a handle starts libxenstore's reader thread, and from
+ * then on every reply on that handle is read by that thread and handed
+ * to the caller through a condition variable: a futex wake and, with the
+ * two threads on different vCPUs, a resched IPI per request, on top of
+ * the reader's own wake-up.  A handle that never watches reads its
+ * replies on the calling thread.  It does not retry transactions
+ * (callers decide) and does not interpret paths.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,12 +20,18 @@
 
 struct store_xs {
 	struct store base;
-	struct xs_handle *xsh;
+	struct xs_handle *xsh;		/* requests; never watches */
+	struct xs_handle *watch_xsh;	/* watches and their events */
 };
 
 static struct xs_handle *xsh_of(struct store *s)
 {
 	return ((struct store_xs *)s)->xsh;
+}
+
+static struct xs_handle *watch_xsh_of(struct store *s)
+{
+	return ((struct store_xs *)s)->watch_xsh;
 }
 
 static int errno_or(int fallback)
@@ -110,13 +122,13 @@ static int xs_store_tx_end(struct store *s, store_tx tx, bool abort)
 static int xs_store_watch(struct store *s, const char *path, const char *token)
 {
 	errno = 0;
-	return xs_watch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
+	return xs_watch(watch_xsh_of(s), path, token) ? 0 : errno_or(EIO);
 }
 
 static int xs_store_unwatch(struct store *s, const char *path, const char *token)
 {
 	errno = 0;
-	return xs_unwatch(xsh_of(s), path, token) ? 0 : errno_or(EIO);
+	return xs_unwatch(watch_xsh_of(s), path, token) ? 0 : errno_or(EIO);
 }
 
 static int xs_store_next_event(struct store *s, char **path, char **token)
@@ -124,7 +136,7 @@ static int xs_store_next_event(struct store *s, char **path, char **token)
 	char **ev;
 
 	errno = 0;
-	ev = xs_check_watch(xsh_of(s));
+	ev = xs_check_watch(watch_xsh_of(s));
 	if (!ev)
 		return errno_or(EAGAIN);
 	*path = strdup(ev[XS_WATCH_PATH]);
@@ -140,7 +152,7 @@ static int xs_store_next_event(struct store *s, char **path, char **token)
 
 static int xs_store_fd(struct store *s)
 {
-	return xs_fileno(xsh_of(s));
+	return xs_fileno(watch_xsh_of(s));
 }
 
 static int xs_store_ping(struct store *s)
@@ -158,7 +170,10 @@ static int xs_store_ping(struct store *s)
 
 static void xs_store_free(struct store *s)
 {
-	xs_close(xsh_of(s));
+	if (xsh_of(s))
+		xs_close(xsh_of(s));
+	if (watch_xsh_of(s))
+		xs_close(watch_xsh_of(s));
 	free(s);
 }
 
@@ -191,14 +206,16 @@ int store_xs_new(struct store **out)
 	sx = calloc(1, sizeof(*sx));
 	if (!sx)
 		return -ENOMEM;
+	sx->base.ops = &store_xs_ops;
 	sx->xsh = xs_open(0);
-	if (!sx->xsh) {
+	if (sx->xsh)
+		sx->watch_xsh = xs_open(0);
+	if (!sx->xsh || !sx->watch_xsh) {
 		int rc = errno_or(ECONNREFUSED);
 
-		free(sx);
+		xs_store_free(&sx->base);
 		return rc;
 	}
-	sx->base.ops = &store_xs_ops;
 	*out = &sx->base;
 	return 0;
 }
