@@ -11,6 +11,10 @@
 # while another worker was inside it waits for ever before its first
 # hypercall (seen in `make bench`'s batch of eight with jobs = 4); the
 # daemon kills such a child (forklock.c) and the teardown is tried again.
+# And the daemon's own lock around its hypercalls must never be held into
+# libxl, whose fork handler takes libxl's lock first: a worker making its
+# libxl context under it while another forked deadlocked the daemon (seen
+# on 4.20, round 1).
 # On a failure it prints what the daemon's children and threads wait in.
 # The guests have no devices, and say so: the races are between the forks
 # of destroy children and the hypercalls around them, which a guest's
