@@ -348,8 +348,10 @@ reading of 0 after the last non-zero one, from a poller beside it
 only figure there is, in a teardown of its own since it writes to the
 console).  Published vs hypervisor: a deferred job's \`scrub/pages\`
 against the hypervisor's figure read at once after it (physinfo on
-patched, a heap dump on stock), every 100 ms (200 ms with a heap dump)
-from the job's end until both read 0.  One probe: \`xbtool probe-cost\`,
+patched, a heap dump on stock), every 20 ms (200 ms with a heap dump)
+from the job's end until both read 0: what a reader is told against the
+truth then (a figure stands until the next probe); and each probe's own
+figure against the hypervisor's sample nearest its \`scrub/probed\` time.  One probe: \`xbtool probe-cost\`,
 20 of each way, the median.
 
 EOF
@@ -380,9 +382,9 @@ cat <<EOF
 | runs | $(($(wc -l < "$stock") - 1)) | $(($(wc -l < "$patched") - 1)) | |
 | console lines per sync teardown | $(scrub_col "$stock" 5) | $psl | 0: $(scrub_goal "${psl%% *}" 0) |
 | console lines per deferred teardown | $(scrub_col "$stock" 6) | $pdl | 0: $(scrub_goal "${pdl%% *}" 0) |
-| one probe: physinfo (µs) | $(scrub_col "$stock" 16) | $(scrub_col "$patched" 16) | |
-| one probe: heap dump read back (µs) | $(scrub_col "$stock" 17) | $(scrub_col "$patched" 17) | |
-| console lines per heap dump | $(scrub_col "$stock" 18) | $(scrub_col "$patched" 18) | |
+| one probe: physinfo (µs) | $(scrub_col "$stock" 18) | $(scrub_col "$patched" 18) | |
+| one probe: heap dump read back (µs) | $(scrub_col "$stock" 19) | $(scrub_col "$patched" 19) | |
+| console lines per heap dump | $(scrub_col "$stock" 20) | $(scrub_col "$patched" 20) | |
 | sync: request to done (ms) | $(scrub_col "$stock" 7) | $(scrub_col "$patched" 7) | |
 | sync: request to clean (ms) | $(scrub_col "$stock" 8) | $(scrub_col "$patched" 8) | |
 | sync: done ÷ clean | $(scrub_col "$stock" 9 2)× | $pr× | ≤ 1.1×: $(scrub_goal "${pr%% *}" 1.1) |
@@ -390,6 +392,7 @@ cat <<EOF
 | deferred: mean \\|published − hypervisor\\| (pages) | $(scrub_col "$stock" 13) | $(scrub_col "$patched" 13) | |
 | deferred: largest \\|published − hypervisor\\| (pages) | $(scrub_col "$stock" 14) | $(scrub_col "$patched" 14) | |
 | deferred: samples; the hypervisor's peak (pages) | $(scrub_col "$stock" 12); $(scrub_col "$stock" 15) | $(scrub_col "$patched" 12); $(scrub_col "$patched" 15) | |
+| deferred: probes published; mean \\|published − hypervisor at the probe's time\\| (pages) | $(scrub_col "$stock" 16); $(scrub_col "$stock" 17) | $(scrub_col "$patched" 16); $(scrub_col "$patched" 17) | |
 
 The two hypervisors can differ by more than the series: build-xen builds
 the newest source apt can fetch when Debian's installed version's is not

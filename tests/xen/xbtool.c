@@ -88,7 +88,7 @@
  *                                  pages); prints "physinfo_us=MEDIAN
  *                                  h_us=MEDIAN h_lines=MEDIAN" (h_lines:
  *                                  console lines one dump wrote)
- *   xbtool scrub-compare [-H] ROOT FILE MS  every 100 ms (200 with -H) for
+ *   xbtool scrub-compare [-H] ROOT FILE MS  every 20 ms (200 with -H) for
  *                                  MS ms or until SIGTERM: read the
  *                                  daemon's ROOT/scrub/pages and
  *                                  ROOT/scrub/probed, and at once the
@@ -1087,7 +1087,7 @@ static int scrub_compare(bool with_h, const char *root, const char *file, int64_
 			rc = 1;
 			break;
 		}
-		usleep(with_h ? 200000 : 100000);
+		usleep(with_h ? 200000 : 20000);
 	}
 out:
 	if (out)

@@ -20,13 +20,16 @@
 #     own time), which writes to the console ring: that is why the
 #     console is counted in 1 and 2 and not here.  Goal on patched: 1.1 or
 #     less.
-#  4. deferred again, with xbtool scrub-compare beside it: every 100 ms
+#  4. deferred again, with xbtool scrub-compare beside it: every 20 ms
 #     (200 ms with H) the daemon's published scrub/pages, and at once the
 #     hypervisor's figure (physinfo on patched, a heap dump on Debian's),
 #     from the job's end until both read 0 or 20 s: the mean and largest
-#     |published - hypervisor|.  On Debian's the daemon's own heap-dump
-#     probes come at most once a minute for deferred jobs, so its figure
-#     stands while the hypervisor's drains.
+#     |published - hypervisor| (what a reader of scrub/pages is told
+#     against the truth at that moment: a figure stands until the next
+#     probe, every progress interval on patched, at most once a minute for
+#     deferred jobs on Debian's); and, for each probe the daemon published
+#     meanwhile, |published - the hypervisor's sample nearest its probed
+#     time| (the figure itself, its age left out; as fine as the sampling).
 # Then the cost of one probe as the daemon makes it (xbtool probe-cost,
 # 20 of each, medians): one XEN_SYSCTL_physinfo against one heap dump read
 # back (skip the ring, press H, read what it added), and the lines a dump
@@ -40,7 +43,7 @@
 RUNS=${XB_BENCH_RUNS:-1}
 GUEST_MIB=${XB_BENCH_SCRUB_MIB:-1024}
 CSV=/tmp/xen-scrub-source.csv
-echo "xen,scrub_cap,run,guest_mib,sync_console_lines,deferred_console_lines,sync_request_to_done_ms,sync_request_to_clean_ms,sync_done_over_clean,poller,poller_readings,deferred_samples,deferred_mean_abs_diff,deferred_max_abs_diff,deferred_hv_peak,physinfo_us,heap_dump_us,heap_dump_lines" > $CSV
+echo "xen,scrub_cap,run,guest_mib,sync_console_lines,deferred_console_lines,sync_request_to_done_ms,sync_request_to_clean_ms,sync_done_over_clean,poller,poller_readings,deferred_samples,deferred_mean_abs_diff,deferred_max_abs_diff,deferred_hv_peak,deferred_probes,deferred_at_probe_mean_abs_diff,physinfo_us,heap_dump_us,heap_dump_lines" > $CSV
 fail() {
 	xb_not_ok "$*"
 	[ -n "${poller:-}" ] && kill $poller 2>/dev/null
@@ -71,13 +74,13 @@ for run in $(seq 1 $RUNS); do
 	# ---- 1. sync, quiet
 	daemon sync
 	xl dmesg -c > /dev/null || fail "xl dmesg -c"
-	teardown sync s$run
+	teardown sync src-s$run
 	sync_lines=$(xl dmesg | wc -l)
 	xb_daemon_stop
 	# ---- 2. deferred, quiet, until a probe after the job's end read 0
 	daemon deferred
 	xl dmesg -c > /dev/null || fail "xl dmesg -c"
-	teardown deferred q$run
+	teardown deferred src-q$run
 	xb_wait_probe_clean "$(xb_read $XB_ROOT/job/$d/finished)" 150 ||
 		fail "deferred: no probe read the backlog drained within 150 s"
 	deferred_lines=$(xl dmesg | wc -l)
@@ -94,7 +97,7 @@ for run in $(seq 1 $RUNS); do
 		kind=heap-dump-200ms
 		start_poller='$XB_TOOL scrub-trace -w /tmp/scrub-poll.dat 120000 & poller=$!'
 	fi
-	teardown sync t$run "$start_poller; xb_wait_log . 10 /tmp/scrub-poll.dat || fail 'the poller reads'"
+	teardown sync src-t$run "$start_poller; xb_wait_log . 10 /tmp/scrub-poll.dat || fail 'the poller reads'"
 	# One more reading past done for a backlog still there.
 	sleep 0.5; kill $poller; wait $poller 2>/dev/null; poller=
 	requested=$(ms "$(xb_read $XB_ROOT/job/$d/requested)")
@@ -118,7 +121,7 @@ EOF
 	daemon deferred
 	rm -f /tmp/scrub-compare.dat
 	h=; [ "$cap" = 1 ] || h=-H
-	teardown deferred c$run "$XB_TOOL scrub-compare $h $XB_ROOT /tmp/scrub-compare.dat 60000 & poller=\$!"
+	teardown deferred src-c$run "$XB_TOOL scrub-compare $h $XB_ROOT /tmp/scrub-compare.dat 60000 & poller=\$!"
 	end=$(ms "$(xb_read $XB_ROOT/job/$d/finished)")
 	i=0
 	until [ $i -ge 200 ] || awk -v e=$end '$1 >= e && $2 == "0" && $4 == 0 { f = 1 } END { exit !f }' /tmp/scrub-compare.dat 2>/dev/null; do
@@ -134,13 +137,23 @@ $(awk -v e=$end '$1 >= e && !stop && $2 ~ /^[0-9]+$/ {
 		if ($2 == 0 && $4 == 0) stop = 1 }
 	END { if (n) printf "%d %.0f %d %d\n", n, sum / n, max, peak; else print "0 - - -" }' /tmp/scrub-compare.dat)
 EOF
-	xb_note "run $run: deferred: $samples samples after the job's end: |published - hypervisor| mean $mean, max $max pages (hypervisor's peak $peak)"
+	# Each probe published meanwhile (a new probed time) against the
+	# sample nearest that time.
+	read probes at_probe <<EOF
+$(awk -v e=$end '$1 >= e - 1000 { w[++n] = $1; h[n] = $4 }
+	$1 >= e && $3 != "-" && $3 != last && $3 * 1000 >= e - 1000 && $2 ~ /^[0-9]+$/ { last = $3; np++; pt[np] = $3 * 1000; pv[np] = $2 }
+	END { for (i = 1; i <= np; i++) { best = -1
+		for (j = 1; j <= n; j++) { d = w[j] - pt[i]; if (d < 0) d = -d; if (best < 0 || d < best) { best = d; hv = h[j] } }
+		x = pv[i] - hv; if (x < 0) x = -x; sum += x }
+	      if (np) printf "%d %.0f\n", np, sum / np; else print "0 -" }' /tmp/scrub-compare.dat)
+EOF
+	xb_note "run $run: deferred: $samples samples after the job's end: |published - hypervisor| mean $mean, max $max pages (hypervisor's peak $peak); $probes probe(s) published, |published - hypervisor at its probed time| mean $at_probe"
 	xb_phase "run $run: deferred published against the hypervisor"
 	# ---- the cost of one probe
 	cost=$($XB_TOOL probe-cost 20) || fail "xbtool probe-cost"
 	pi=$(field physinfo_us "$cost") hd=$(field h_us "$cost") hl=$(field h_lines "$cost")
 	xb_note "run $run: one probe: physinfo $pi us, heap dump $hd us ($hl console lines)"
-	echo "$xen,$cap,$run,$GUEST_MIB,$sync_lines,$deferred_lines,$to_done,$to_clean,$ratio,$kind,$readings,$samples,$mean,$max,$peak,$pi,$hd,$hl" >> $CSV
+	echo "$xen,$cap,$run,$GUEST_MIB,$sync_lines,$deferred_lines,$to_done,$to_clean,$ratio,$kind,$readings,$samples,$mean,$max,$peak,$probes,$at_probe,$pi,$hd,$hl" >> $CSV
 done
 xb_ok "$RUNS run(s) measured on Xen $xen (scrub_cap $cap)"
 xb_emit xen-scrub-source.csv $CSV
