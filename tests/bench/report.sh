@@ -5,8 +5,11 @@
 # the ratio of medians to each reference, every goal of issue 10 marked met
 # or MISSED (by how much), and gnuplot plots in DOCS/bench/ beside copies of
 # the CSV files; with BENCH_OUT-4.20 there too, the headline ratios on Xen
-# 4.20 beside them (compare-xen.sh).  It computes nothing it was not
-# given: a missing or empty file is an error, and no document is written.
+# 4.20 beside them (compare-xen.sh).  The scrub backlog source table sets
+# BENCH_OUT/xen-scrub-source.csv (Debian's hypervisor) beside
+# BENCH_OUT-patched/xen-scrub-source.csv (build-xen's, xen-patches/).  It
+# computes nothing it was not given: a missing or empty file is an error,
+# and no document is written.
 #
 # usage: report.sh BENCH_OUT DOCS [WALL_SECONDS]
 set -eu
@@ -17,9 +20,11 @@ die() { echo "report.sh: $*" >&2; exit 1; }
 for f in scale.csv xen-sizes.csv xen-daemon.csv xen-batch.csv xen-machine.txt \
 	xen-trace-xl.dat xen-trace-floor.dat xen-trace-xl-async.dat \
 	xen-dom0.csv xen-syscalls.csv xen-xslat.dat xen-probes.csv xen-rest.csv \
-	xen-scrub-deferred.dat xen-scrub-sync.dat; do
+	xen-scrub-deferred.dat xen-scrub-sync.dat xen-scrub-source.csv; do
 	[ -s "$out/$f" ] || die "$out/$f is missing or empty: the bench did not run to the end, nothing reported"
 done
+[ -s "$out-patched/xen-scrub-source.csv" ] ||
+	die "$out-patched/xen-scrub-source.csv is missing or empty: the patched hypervisor's boot did not run to the end, nothing reported"
 command -v gnuplot >/dev/null || die "gnuplot is missing: run scripts/install-deps"
 mkdir -p "$docs/bench"
 tmp=$(mktemp -d)
@@ -322,6 +327,80 @@ The host's scrub backlog over one 2 GiB teardown per policy, probed every
 200 ms by \`xbtool scrub-trace\` (key H, as the daemon probes), with the
 moment each job said \`done\`: deferred when the pages are back, sync
 once the backlog is 0.
+EOF
+cat <<EOF
+
+## Scrub backlog source: stock vs patched
+
+The same bench (\`tests/xen/bench/60-scrub-source.sh\`) in two boots:
+Debian's hypervisor, where the daemon can only learn the scrub backlog
+from a heap dump (debug key H, read back from the console ring), and one
+built by \`tests/xen/build-xen\` with the series in \`xen-patches/\`, which
+reports the backlog in \`physinfo.scrub_pages\` and says so with
+\`XEN_SYSCTL_PHYSCAP_scrub_pages\`.  $(awk -F, 'NR == 2 { print $4 }' "$out/xen-scrub-source.csv") MiB guests without devices,
+the daemon's defaults but for \`[default] scrub\`; median over the runs,
+min–max in brackets when there are several.  Console lines: what Xen's
+console ring got from the request until done (sync), or until a probe
+made after the job's end read 0 (deferred), cleared first.  Done ÷ clean:
+a sync job's request-to-done over request-to-clean, clean being the first
+reading of 0 after the last non-zero one, from a poller beside it
+(patched: physinfo every 20 ms; stock: a heap dump every 200 ms, the
+only figure there is, in a teardown of its own since it writes to the
+console).  Published vs hypervisor: a deferred job's \`scrub/pages\`
+against the hypervisor's figure read at once after it (physinfo on
+patched, a heap dump on stock), every 20 ms (200 ms with a heap dump)
+from the job's end until both read 0: what a reader is told against the
+truth then (a figure stands until the next probe); and each probe's own
+figure against the hypervisor's sample nearest its \`scrub/probed\` time.  One probe: \`xbtool probe-cost\`,
+20 of each way, the median.
+
+EOF
+# scrub_col FILE COLUMN [DIGITS]: "median (min–max)" of a column.
+scrub_col() {
+	tail -n +2 "$1" | cut -d, -f"$2" | grep -E '^[0-9.]+$' | sort -n | awk -v d="${3:-0}" '
+		{ v[++n] = $1 }
+		END { if (!n) { print "–"; exit }
+		      m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		      f = "%." d "f"
+		      if (n == 1) printf f "\n", m
+		      else printf f " (" f "–" f ")\n", m, v[1], v[n] }'
+}
+stock=$out/xen-scrub-source.csv patched=$out-patched/xen-scrub-source.csv
+scrub_first() { awk -F, -v c="$2" 'NR == 2 { print $c }' "$1"; }
+# scrub_goal VALUE LIMIT: met or MISSED against "at most LIMIT"
+scrub_goal() {
+	awk -v v="$1" -v l="$2" 'BEGIN { if (v == "" || v == "–") print "not measured"
+		else if (v + 0 <= l + 0) print "met"
+		else printf "**MISSED** (%s > %s)\n", v, l }'
+}
+psl=$(scrub_col "$patched" 5) pdl=$(scrub_col "$patched" 6) pr=$(scrub_col "$patched" 9 2)
+cat <<EOF
+| | stock | patched | goal (patched) |
+|---|---|---|---|
+| Xen | $(scrub_first "$stock" 1) | $(scrub_first "$patched" 1) | |
+| \`XEN_SYSCTL_PHYSCAP_scrub_pages\` | $(scrub_first "$stock" 2) | $(scrub_first "$patched" 2) | 1 |
+| runs | $(($(wc -l < "$stock") - 1)) | $(($(wc -l < "$patched") - 1)) | |
+| console lines per sync teardown | $(scrub_col "$stock" 5) | $psl | 0: $(scrub_goal "${psl%% *}" 0) |
+| console lines per deferred teardown | $(scrub_col "$stock" 6) | $pdl | 0: $(scrub_goal "${pdl%% *}" 0) |
+| one probe: physinfo (µs) | $(scrub_col "$stock" 18) | $(scrub_col "$patched" 18) | |
+| one probe: heap dump read back (µs) | $(scrub_col "$stock" 19) | $(scrub_col "$patched" 19) | |
+| console lines per heap dump | $(scrub_col "$stock" 20) | $(scrub_col "$patched" 20) | |
+| sync: request to done (ms) | $(scrub_col "$stock" 7) | $(scrub_col "$patched" 7) | |
+| sync: request to clean (ms) | $(scrub_col "$stock" 8) | $(scrub_col "$patched" 8) | |
+| sync: done ÷ clean | $(scrub_col "$stock" 9 2)× | $pr× | ≤ 1.1×: $(scrub_goal "${pr%% *}" 1.1) |
+| poller for clean (its readings) | $(scrub_first "$stock" 10) ($(scrub_col "$stock" 11)) | $(scrub_first "$patched" 10) ($(scrub_col "$patched" 11)) | |
+| deferred: mean \\|published − hypervisor\\| (pages) | $(scrub_col "$stock" 13) | $(scrub_col "$patched" 13) | |
+| deferred: largest \\|published − hypervisor\\| (pages) | $(scrub_col "$stock" 14) | $(scrub_col "$patched" 14) | |
+| deferred: samples; the hypervisor's peak (pages) | $(scrub_col "$stock" 12); $(scrub_col "$stock" 15) | $(scrub_col "$patched" 12); $(scrub_col "$patched" 15) | |
+| deferred: probes published; mean \\|published − hypervisor at the probe's time\\| (pages) | $(scrub_col "$stock" 16); $(scrub_col "$stock" 17) | $(scrub_col "$patched" 16); $(scrub_col "$patched" 17) | |
+
+The two hypervisors can differ by more than the series: build-xen builds
+the newest source apt can fetch when Debian's installed version's is not
+in the archive (the Xen row says which; \`xen-patches/README.md\`).  CSV:
+[\`bench/xen-scrub-source.csv\`](bench/xen-scrub-source.csv) (stock),
+[\`bench/patched/xen-scrub-source.csv\`](bench/patched/xen-scrub-source.csv).
+EOF
+cat <<EOF
 
 ## The daemon's own cost
 
@@ -472,5 +551,7 @@ if [ -s "$out-4.20/xen-sizes.csv" ]; then
 	mkdir -p "$docs/bench/4.20"
 	cp "$out-4.20"/xen-sizes.csv "$out-4.20"/xen-batch.csv "$out-4.20"/xen-machine.txt "$docs/bench/4.20/"
 fi
+mkdir -p "$docs/bench/patched"
+cp "$out-patched/xen-scrub-source.csv" "$docs/bench/patched/"
 mv "$tmp/benchmarks.md" "$md"
 echo "report.sh: wrote $md and $docs/bench/"

@@ -73,11 +73,29 @@
  *                                  pause 10 ms, again; FILE gets "WALL_MS
  *                                  RTT_US" per read (a resident client's
  *                                  view of xenstored)
- *   xbtool scrub-trace FILE MS     for MS ms, every 200 ms: press debug key
- *                                  H and add up its "Node N has M
+ *   xbtool scrub-trace [-w] FILE MS  for MS ms, every 200 ms: press debug
+ *                                  key H and add up its "Node N has M
  *                                  unscrubbed pages"; FILE gets "MS PAGES"
  *                                  (for the scrub backlog plot; each press
- *                                  writes the heap dump to the console)
+ *                                  writes the heap dump to the console);
+ *                                  MS from the start, or with -w wall-clock
+ *                                  ms (to set beside the daemon's times)
+ *   xbtool probe-cost N            the daemon's two ways to read the scrub
+ *                                  backlog, N times each, in one process:
+ *                                  one XEN_SYSCTL_physinfo, and one heap
+ *                                  dump (skip the ring, press H, read back
+ *                                  what it added, add up its unscrubbed
+ *                                  pages); prints "physinfo_us=MEDIAN
+ *                                  h_us=MEDIAN h_lines=MEDIAN" (h_lines:
+ *                                  console lines one dump wrote)
+ *   xbtool scrub-compare [-H] ROOT FILE MS  every 20 ms (200 with -H) for
+ *                                  MS ms or until SIGTERM: read the
+ *                                  daemon's ROOT/scrub/pages and
+ *                                  ROOT/scrub/probed, and at once the
+ *                                  hypervisor's backlog (physinfo's
+ *                                  scrub_pages; with -H a heap dump's sum);
+ *                                  FILE gets "WALL_MS PUBLISHED PROBED HV"
+ *                                  ('-' for an absent node)
  *   xbtool spin FILE               until SIGTERM: fixed CPU-bound work; FILE
  *                                  gets "WALL_MS UNITS" per 100 ms (a dom0
  *                                  task's share of the CPU)
@@ -891,9 +909,9 @@ static int physinfo_trace(const char *file, int64_t limit)
 	return 0;
 }
 
-/* `scrub-trace FILE MS`: the host's scrub backlog over time, probed as
- * the daemon probes it (key H, then what the dump added to the ring). */
-static int scrub_trace(const char *file, int64_t limit)
+/* `scrub-trace [-w] FILE MS`: the host's scrub backlog over time, probed
+ * as the daemon probes it (key H, then what the dump added to the ring). */
+static int scrub_trace(const char *file, int64_t limit, bool wall)
 {
 	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
 	int64_t start = now_ms(CLOCK_MONOTONIC), now;
@@ -907,12 +925,14 @@ static int scrub_trace(const char *file, int64_t limit)
 			xc_interface_close(xch);
 		return 2;
 	}
+	/* Line by line: a caller may read it while it runs, or kill it. */
+	setvbuf(out, NULL, _IOLBF, 0);
 	if (console_skip(xch, &index))
 		goto fail;
 	while ((now = now_ms(CLOCK_MONOTONIC) - start) < limit) {
 		if (h_press(xch, &index, &pages))
 			goto fail;
-		fprintf(out, "%" PRId64 " %" PRIu64 "\n", now, pages);
+		fprintf(out, "%" PRId64 " %" PRIu64 "\n", wall ? now_ms(CLOCK_REALTIME) : now, pages);
 		usleep(200000);
 	}
 	fclose(out);
@@ -925,12 +945,167 @@ fail:
 	return 1;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t median(int64_t *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One heap dump as the daemon's probe makes it (hv_xen_probe_heap_dump):
+ * skip the ring, press H, read back what it added; *LINES: its lines.  As
+ * the daemon's parser does, a node's last line counts, so that a dump
+ * someone else pressed meanwhile is not added to ours. */
+static int h_probe(xc_interface *xch, uint64_t *pages, int64_t *lines)
+{
+	static char chunk[16384 + 1];
+	uint64_t node_pages[64] = { 0 };
+	unsigned int index = 0, n, node;
+	uint64_t value;
+	char *p;
+	int rc = console_skip(xch, &index);
+
+	if (rc)
+		return rc;
+	if (xc_send_debug_keys(xch, "H"))
+		return -errno;
+	*pages = 0;
+	*lines = 0;
+	do {
+		n = sizeof(chunk) - 1;
+		if (xc_readconsolering(xch, chunk, &n, 0, 1, &index))
+			return -errno;
+		chunk[n] = '\0';
+		for (p = chunk; (p = strchr(p, '\n')); p++)
+			++*lines;
+		for (p = strstr(chunk, "unscrubbed pages"); p; p = strstr(p + 1, "unscrubbed pages")) {
+			char *bol = p;
+
+			while (bol > chunk && bol[-1] != '\n')
+				bol--;
+			if (strstr(bol, "(XEN)") && (bol = strstr(bol, "Node ")) &&
+			    sscanf(bol, "Node %u has %" SCNu64, &node, &value) == 2 && node < 64)
+				node_pages[node] = value;
+		}
+	} while (n);
+	for (node = 0; node < 64; node++)
+		*pages += node_pages[node];
+	return 0;
+}
+
+/* `probe-cost N` */
+static int probe_cost(int n)
+{
+	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+	int64_t *pi = calloc(n, sizeof(*pi)), *h = calloc(n, sizeof(*h)), *lines = calloc(n, sizeof(*lines));
+	xc_physinfo_t info;
+	uint64_t pages;
+	int64_t t0;
+	int i, rc = 0;
+
+	if (!xch || !pi || !h || !lines) {
+		perror("xbtool: probe-cost");
+		rc = 2;
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		memset(&info, 0, sizeof(info));
+		t0 = now_us();
+		rc = xc_physinfo(xch, &info) ? -errno : 0;
+		pi[i] = now_us() - t0;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		t0 = now_us();
+		rc = h_probe(xch, &pages, &lines[i]);
+		h[i] = now_us() - t0;
+	}
+	if (rc) {
+		errno = -rc;
+		perror("xbtool: probe-cost");
+		rc = 1;
+		goto out;
+	}
+	printf("physinfo_us=%" PRId64 " h_us=%" PRId64 " h_lines=%" PRId64 "\n",
+	       median(pi, n), median(h, n), median(lines, n));
+out:
+	free(pi);
+	free(h);
+	free(lines);
+	if (xch)
+		xc_interface_close(xch);
+	return rc;
+}
+
+/* `scrub-compare [-H] ROOT FILE MS` */
+static int scrub_compare(bool with_h, const char *root, const char *file, int64_t limit)
+{
+	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+	struct xs_handle *xsh = xs_open(0);
+	FILE *out = xch && xsh ? sampler_open(file) : NULL;
+	char pages_path[256], probed_path[256], *pub, *probed;
+	int64_t start = now_ms(CLOCK_MONOTONIC), lines;
+	xc_physinfo_t info;
+	unsigned int len;
+	uint64_t hv;
+	int rc = 0;
+
+	if (!out) {
+		if (!xch || !xsh)
+			perror("xbtool: scrub-compare");
+		rc = 2;
+		goto out;
+	}
+	setvbuf(out, NULL, _IOLBF, 0);	/* read while it runs */
+	snprintf(pages_path, sizeof(pages_path), "%s/scrub/pages", root);
+	snprintf(probed_path, sizeof(probed_path), "%s/scrub/probed", root);
+	while (!sampler_stop && now_ms(CLOCK_MONOTONIC) - start < limit) {
+		int64_t wall = now_ms(CLOCK_REALTIME);
+
+		pub = xs_read(xsh, XBT_NULL, pages_path, &len);
+		probed = xs_read(xsh, XBT_NULL, probed_path, &len);
+		if (with_h) {
+			rc = h_probe(xch, &hv, &lines);
+		} else {
+			memset(&info, 0, sizeof(info));
+			rc = xc_physinfo(xch, &info) ? -errno : 0;
+			hv = info.scrub_pages;
+		}
+		if (!rc)
+			fprintf(out, "%" PRId64 " %s %s %" PRIu64 "\n", wall, pub ? pub : "-",
+				probed ? probed : "-", hv);
+		free(pub);
+		free(probed);
+		if (rc) {
+			errno = -rc;
+			perror("xbtool: scrub-compare");
+			rc = 1;
+			break;
+		}
+		usleep(with_h ? 200000 : 20000);
+	}
+out:
+	if (out)
+		fclose(out);
+	if (xsh)
+		xs_close(xsh);
+	if (xch)
+		xc_interface_close(xch);
+	return rc;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | physinfo [-H] | pages D | uuid D | info D | "
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
 		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] [-g D,...] FILE PAGES CMD... |\n"
-		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace FILE MS | physinfo-trace FILE MS |\n"
+		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace [-w] FILE MS | physinfo-trace FILE MS |\n"
+		"       probe-cost N | scrub-compare [-H] ROOT FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
@@ -968,7 +1143,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "physinfo-trace") && argc == 4)
 		return physinfo_trace(argv[2], atoll(argv[3]));
 	if (!strcmp(argv[1], "scrub-trace") && argc == 4)
-		return scrub_trace(argv[2], atoll(argv[3]));
+		return scrub_trace(argv[2], atoll(argv[3]), false);
+	if (!strcmp(argv[1], "scrub-trace") && argc == 5 && !strcmp(argv[2], "-w"))
+		return scrub_trace(argv[3], atoll(argv[4]), true);
+	if (!strcmp(argv[1], "probe-cost") && argc == 3 && atoi(argv[2]) > 0)
+		return probe_cost(atoi(argv[2]));
+	if (!strcmp(argv[1], "scrub-compare") && argc == 5)
+		return scrub_compare(false, argv[2], argv[3], atoll(argv[4]));
+	if (!strcmp(argv[1], "scrub-compare") && argc == 6 && !strcmp(argv[2], "-H"))
+		return scrub_compare(true, argv[3], argv[4], atoll(argv[5]));
 	if (!strcmp(argv[1], "spin") && argc == 3)
 		return spin(argv[2]);
 	if (!strcmp(argv[1], "random") && argc == 3 && atoi(argv[2]) > 0) {
