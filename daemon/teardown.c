@@ -40,10 +40,24 @@ static const struct hv_domain *teardown_own_domain(const struct job *job,
 	return d && !memcmp(d->uuid, job->uuid, HV_UUID_LEN) ? d : NULL;
 }
 
-/* Publish JOB's pages-left; a failure leaves it for reaper_republish(). */
+/* Publish JOB's progress nodes in one transaction, so that no reader
+ * pairs one sample's pages-left with another's rate (a rate seeded at the
+ * start is there from the first count on); a failure leaves it for
+ * reaper_republish(). */
 static void teardown_publish_progress(struct reaper *r, struct job *job)
 {
-	if (job_publish_progress(job, r->store, STORE_TX_NONE))
+	store_tx tx;
+	int rc;
+
+	rc = store_tx_start(r->store, &tx);
+	if (!rc) {
+		rc = job_publish_progress(job, r->store, tx);
+		if (rc)
+			store_tx_end(r->store, tx, true);
+		else
+			rc = store_tx_end(r->store, tx, false);
+	}
+	if (rc)
 		reaper_set_dirty(r, job, true);
 }
 
