@@ -12,8 +12,12 @@
  * keep failing back off and, after SCRUB_GIVE_UP_MS, end counting the way
  * scrub-probe = none does.  A hypervisor that reports its backlog in
  * physinfo (hv_scrub_exact) is read every progress interval instead, while
- * any job is counted: one silent sysctl, and a sync job is done within one
- * interval of the backlog reaching 0.
+ * any job is counted: one silent sysctl.  With a sync job waiting it is
+ * read sooner when the learnt rate says the backlog drains before the next
+ * interval: a drain shorter than a few intervals would otherwise end up to
+ * one whole interval before the job is done.  Reading early costs another
+ * sysctl and the figure's publish, so the gap never drops below a tenth
+ * of the interval.
  *
  * Xen scrubs each NUMA node with one CPU at a time, so each node also gets
  * a rate of its own, learnt the same way from successive figures of that
@@ -152,8 +156,15 @@ int64_t scrub_next_probe(const struct scrub *sc)
 		return -1;
 	if (sc->failing.failures)
 		return sc->failing.next_mono;
-	if (sc->every_ms)
-		return sc->last_probe_mono ? sc->last_probe_mono + sc->every_ms : 0;
+	if (sc->every_ms) {
+		if (!sc->last_probe_mono)
+			return 0;
+		gap = sc->every_ms;
+		if (sc->tracked_sync)
+			gap = clamp64(scrub_predicted_gap(sc, gap),
+				      max64(sc->every_ms / SCRUB_EXACT_MIN_GAP_DIV, 1), sc->every_ms);
+		return sc->last_probe_mono + gap;
+	}
 	if (sc->tracked_sync) {
 		/* The first figure as soon as the interval allows (possibly in
 		 * the past: "now" read here would be later than the caller's). */

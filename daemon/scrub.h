@@ -20,6 +20,9 @@
 #define SCRUB_DEFERRED_MAX_DELAY_MS (60 * 1000)
 /* and never twice within this. */
 #define SCRUB_DEFERRED_MIN_GAP_MS (60 * 1000)
+/* Cheap probes with a sync job waiting: at the predicted drain, yet no
+ * more often than every EVERY_MS / this. */
+#define SCRUB_EXACT_MIN_GAP_DIV 10
 /* Probes failing for this long: give up, as with scrub-probe = none, */
 #define SCRUB_GIVE_UP_MS (30 * 1000)
 /* and do not try again for this long. */
@@ -32,7 +35,8 @@ int scrub_new(struct store *store, struct hv *hv, struct scrub **out);
 void scrub_free(struct scrub *sc);
 /* Probe with SOURCES (hv_scrub_source bits; 0 = never), with sync jobs
  * waiting at most once per INTERVAL_MS; with EVERY_MS (> 0: probes cost
- * next to nothing), every EVERY_MS while any job is counted instead. */
+ * next to nothing), every EVERY_MS while any job is counted instead, and
+ * sooner at the predicted drain while a sync job waits. */
 void scrub_configure(struct scrub *sc, unsigned sources, int64_t interval_ms, int64_t every_ms);
 /* JOB's teardown released its pages: count them until the backlog drains.
  * False if they cannot be measured (no source, or probes keep failing):
