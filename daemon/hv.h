@@ -51,6 +51,7 @@ struct hv;
 struct hv_ops {
 	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
 	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
+	int (*thread_prepare)(struct hv *hv);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
@@ -81,6 +82,10 @@ const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint3
  * long as it takes.  Safe to call from a worker thread while the main
  * thread calls hv_list. */
 int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
+/* Make ready on the calling thread what its hv_destroy calls will need (a
+ * toolstack context of its own), so that none of it is set up while
+ * another thread's teardown forks; hv_destroy makes it itself otherwise. */
+int hv_thread_prepare(struct hv *hv);
 /* The domid the daemon itself runs in. */
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */

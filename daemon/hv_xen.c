@@ -28,8 +28,12 @@
  * the worker that forks them: worker.c empties their signal mask and
  * ignored signals, and every descriptor the daemon opens is close-on-exec.
  *
- * Each worker thread destroys through a libxl context of its own, made on
- * its first teardown and kept until the thread ends.  libxl runs an
+ * Each worker thread destroys through a libxl context of its own, made
+ * when the thread starts and kept until it ends.  Made before the pool
+ * takes any teardown, not on the first: opening a context's handles takes
+ * libxentoolcore's lock and makes hypercalls, the very window another
+ * worker's fork must not meet (the one such child seen on real Xen 4.20
+ * came in the first round of four teardowns, as four workers made theirs).  libxl runs an
  * operation's callbacks with its context lock held, and some of them
  * block: devices_destroy_cb waits in flock(2) for the domain's userdata
  * lock, for as long as another process holds it.  On a shared context
@@ -296,6 +300,13 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_U
 	return hv_xen_errno(libxl_domain_destroy(ctx, domid, NULL));
 }
 
+static int hv_xen_thread_prepare(struct hv *hv)
+{
+	libxl_ctx *ctx;
+
+	return hv_xen_worker_ctx(hv_xen_of(hv), &ctx);
+}
+
 static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
 {
 	*domid = hv_xen_of(hv)->self_domid;
@@ -459,6 +470,7 @@ static void hv_xen_free(struct hv *hv)
 static const struct hv_ops hv_xen_ops = {
 	.list = hv_xen_list,
 	.destroy = hv_xen_destroy,
+	.thread_prepare = hv_xen_thread_prepare,
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,

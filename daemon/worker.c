@@ -51,6 +51,8 @@ struct worker_pool {
 	int event_fd;
 	unsigned n_threads;
 	pthread_t *threads;	/* grown by the main thread only */
+	unsigned n_prepared;	/* threads past hv_thread_prepare */
+	pthread_cond_t prepared;
 };
 
 static void worker_item_append(struct worker_item ***tail, struct worker_item *item)
@@ -142,8 +144,15 @@ static void *worker_main(void *arg)
 	struct worker_pool *pool = arg;
 	struct worker_item *item;
 	uint64_t one = 1;
+	int rc;
 
+	rc = hv_thread_prepare(pool->hv);
+	if (rc)
+		log_warning("worker: cannot prepare for teardowns (%s); "
+			    "the first teardown on this thread tries again", strerror(-rc));
 	pthread_mutex_lock(&pool->lock);
+	pool->n_prepared++;
+	pthread_cond_broadcast(&pool->prepared);
 	for (;;) {
 		while (!pool->stopping && !pool->todo)
 			pthread_cond_wait(&pool->wake, &pool->lock);
@@ -190,6 +199,12 @@ static int worker_pool_grow(struct worker_pool *pool)
 	/* So that top -H and /proc/PID/task/N/comm tell them apart. */
 	pthread_setname_np(pool->threads[pool->n_threads], "xr-teardown");
 	pool->n_threads++;
+	/* No teardown is handed out (and none forks) before each thread has
+	 * what it needs: see hv_thread_prepare. */
+	pthread_mutex_lock(&pool->lock);
+	while (pool->n_prepared < pool->n_threads)
+		pthread_cond_wait(&pool->prepared, &pool->lock);
+	pthread_mutex_unlock(&pool->lock);
 	return 0;
 }
 
@@ -211,6 +226,7 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 	pool->done_tail = &pool->done;
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->wake, NULL);
+	pthread_cond_init(&pool->prepared, NULL);
 	pool->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (pool->event_fd < 0) {
 		rc = -errno;
@@ -324,6 +340,7 @@ void worker_pool_free(struct worker_pool *pool)
 		close(pool->event_fd);
 	pthread_mutex_destroy(&pool->lock);
 	pthread_cond_destroy(&pool->wake);
+	pthread_cond_destroy(&pool->prepared);
 	free(pool->threads);
 	free(pool);
 }

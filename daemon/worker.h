@@ -9,15 +9,16 @@
 
 struct worker_pool;
 
-/* Start THREADS threads calling hv_destroy on HV.  From then on every
- * process the daemon forks starts with no signal blocked or ignored. */
+/* Start THREADS threads calling hv_destroy on HV, each past
+ * hv_thread_prepare before this returns.  From then on every process the
+ * daemon forks starts with no signal blocked or ignored. */
 int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out);
 /* Queue a teardown of DOMID, which must still carry UUID when a worker
  * gets to it, run at dom0 CPU PRIORITY with hv_destroy FLAGS; returns at
  * once. */
 int worker_pool_submit(struct worker_pool *pool, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
 		       enum job_priority priority, unsigned flags);
-/* One thread more, for good: a teardown that does not return keeps its
+/* One thread more, for good (past hv_thread_prepare when this returns): a teardown that does not return keeps its
  * own, and the caller, which bounds how often it lends, may then submit
  * one more at once. */
 int worker_pool_lend(struct worker_pool *pool);

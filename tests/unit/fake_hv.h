@@ -75,6 +75,9 @@ void fake_hv_set_outstanding(struct hv *hv, uint64_t pages);
 /* Whether physinfo's figure is the real backlog (a patched hypervisor's
  * XEN_SYSCTL_PHYSCAP_scrub_pages); false at first, as on every release. */
 void fake_hv_set_scrub_exact(struct hv *hv, bool exact);
+/* Threads that went through hv_thread_prepare, and destroys called on a
+ * thread that had not. */
+void fake_hv_thread_counts(struct hv *hv, unsigned *prepared, unsigned *unprepared_destroys);
 /* Every hv_scrub_source bit any probe asked for since the start. */
 unsigned fake_hv_scrub_sources_asked(struct hv *hv);
 /* How many scrub probes were made. */

@@ -187,8 +187,11 @@ static void test_parallel(void)
 {
 	struct bed b;
 	int destroying = 0;
+	unsigned prepared, unprepared;
 
 	bed_init(&b, 0, 2);
+	fake_hv_thread_counts(b.hv, &prepared, &unprepared);
+	is_int(prepared, 2, "jobs = 2: both threads prepared before the pool takes a teardown");
 	bed_start(&b);
 	for (uint32_t d = 20; d < 23; d++)
 		fake_hv_add(b.hv, d, d, 100, 0);
@@ -200,6 +203,9 @@ static void test_parallel(void)
 	for (uint32_t d = 20; d < 23; d++)
 		destroying += !strcmp(bed_node(&b, d, "state"), "destroying");
 	is_int(destroying, 2, "jobs = 2 runs two at once");
+	fake_hv_wait_inside(b.hv, 2);
+	fake_hv_thread_counts(b.hv, &prepared, &unprepared);
+	is_int(unprepared, 0, "  each on a thread that was prepared");
 	bed_dispose(&b);
 }
 
@@ -569,12 +575,26 @@ static void test_exact_scrub(void)
 	reaper_tick(b.r);
 	is_int(fake_hv_scrub_probes(b.hv), probes + 1, "  probed again after 250 ms");
 	is_str(bed_node(&b, 84, "scrub-pages"), "200", "  and the share follows it");
+	/* 300 pages in 250 ms: 1.2 a ms, so 200 more take 166 ms. */
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 167,
+	       "  next probe when the learnt rate says it drains, before the interval");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 50);
+	clock_advance(167);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 84, "state"), "scrubbing", "  a prediction too early: still scrubbing at 50");
+	/* 150 in 167 ms folded in: 1.049 a ms, 50 pages in 47 ms. */
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 48, "  and asked again at the new prediction");
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 1);
+	clock_advance(48);
+	reaper_tick(b.r);
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 25,
+	       "  never sooner than a tenth of the interval (1 page left: 1 ms predicted)");
 	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 0);
 	drained = clock_mono_ms();
-	clock_advance(250);
+	clock_advance(25);
 	reaper_tick(b.r);
 	is_str(bed_node(&b, 84, "state"), "done", "  done at the first sample after it read 0");
-	is_int(clock_mono_ms() - drained, 250, "  one progress interval after the backlog drained");
+	is_int(clock_mono_ms() - drained, 25, "  a tenth of the progress interval after the backlog drained");
 	ok(!(fake_hv_scrub_sources_asked(b.hv) & HV_SCRUB_HEAP_DUMP),
 	   "  and no probe ever asked for a heap dump");
 	probes = fake_hv_scrub_probes(b.hv);
