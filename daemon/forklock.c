@@ -18,7 +18,8 @@
  * libxl call that forked it fails, and reaper.c tries that teardown again.
  * Hotplug scripts (exec'd), busy children and children with threads are
  * never touched.  Only the children of the daemon's own threads are read
- * (/proc/self/task/T/children), so a look costs a few reads.
+ * (/proc/self/task/T/children), so a look costs a few reads and a pidfd
+ * per child.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,14 +77,15 @@ static bool forklock_is_deadlocked(pid_t pid, pid_t self, const char *self_exe)
 	}
 }
 
-/* Kill PID if it is still what was seen; true if it was killed. */
+/* Kill PID if it is deadlocked; true if it was killed. */
 static bool forklock_kill(pid_t pid, pid_t self, const char *self_exe)
 {
 	bool killed = false;
 	int fd;
 
-	/* The pidfd pins the process: checked again through it, the signal
-	 * cannot reach a process that took a reaped child's pid. */
+	/* The one look that decides, made with the process pinned: the signal
+	 * goes through the pidfd, so it reaches the process that was looked at
+	 * or nothing (ESRCH), never one that took a reaped child's pid. */
 	fd = pidfd_open(pid, 0);
 	if (fd < 0)
 		return false;
@@ -104,9 +106,7 @@ static unsigned forklock_reap_thread(pid_t self, pid_t tid, const char *self_exe
 		return 0;
 	for (word = strtok_r(list, " \n", &save); word; word = strtok_r(NULL, " \n", &save)) {
 		pid = (pid_t)strtol(word, NULL, 10);
-		if (pid <= 0 || !forklock_is_deadlocked(pid, self, self_exe))
-			continue;
-		if (!forklock_kill(pid, self, self_exe))
+		if (pid <= 0 || !forklock_kill(pid, self, self_exe))
 			continue;
 		killed++;
 		log_warning("killed pid %ld, a child libxl forked from xenreaperd and left waiting for "
