@@ -18,11 +18,11 @@
  * libxl call that forked it fails, and reaper.c tries that teardown again.
  * Hotplug scripts (exec'd), busy children and children with threads are
  * never touched.  Only the children of the daemon's own threads are read
- * (/proc/self/task/T/children), so a look costs a few reads.
+ * (/proc/self/task/T/children), so a look costs a few reads and a pidfd
+ * per child.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,26 +35,7 @@
 
 #include "forklock.h"
 #include "log.h"
-
-/* Read all of /proc/PID/LEAF (at most LEN - 1 bytes) into BUF; its length,
- * or -1 if it cannot be read. */
-static ssize_t forklock_read(pid_t pid, const char *leaf, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t got;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, leaf);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	got = read(fd, buf, len - 1);
-	close(fd);
-	if (got < 0)
-		return -1;
-	buf[got] = '\0';
-	return got;
-}
+#include "procfs.h"
 
 /* Whether PID, a child of SELF running SELF_EXE, is single-threaded and
  * asleep in a futex wait. */
@@ -66,7 +47,7 @@ static bool forklock_is_deadlocked(pid_t pid, pid_t self, const char *self_exe)
 	char state;
 	ssize_t n;
 
-	if (forklock_read(pid, "stat", buf, sizeof(buf)) <= 0)
+	if (procfs_read("/proc", pid, "stat", buf, sizeof(buf)) <= 0)
 		return false;
 	/* comm may hold spaces and parentheses: the fields follow the last. */
 	p = strrchr(buf, ')');
@@ -83,7 +64,7 @@ static bool forklock_is_deadlocked(pid_t pid, pid_t self, const char *self_exe)
 	if (strcmp(exe, self_exe))
 		return false;	/* exec'd: a hotplug script, not a fork of ours */
 	/* "202 0x7f.. 0x80 0x2 ...": the call and its arguments while asleep. */
-	if (forklock_read(pid, "syscall", buf, sizeof(buf)) <= 0 ||
+	if (procfs_read("/proc", pid, "syscall", buf, sizeof(buf)) <= 0 ||
 	    sscanf(buf, "%lu %*s %lx", &nr, &op) != 2 || nr != SYS_futex)
 		return false;
 	switch (op & FUTEX_CMD_MASK) {
@@ -96,14 +77,15 @@ static bool forklock_is_deadlocked(pid_t pid, pid_t self, const char *self_exe)
 	}
 }
 
-/* Kill PID if it is still what was seen; true if it was killed. */
+/* Kill PID if it is deadlocked; true if it was killed. */
 static bool forklock_kill(pid_t pid, pid_t self, const char *self_exe)
 {
 	bool killed = false;
 	int fd;
 
-	/* The pidfd pins the process: checked again through it, the signal
-	 * cannot reach a process that took a reaped child's pid. */
+	/* The one look that decides, made with the process pinned: the signal
+	 * goes through the pidfd, so it reaches the process that was looked at
+	 * or nothing (ESRCH), never one that took a reaped child's pid. */
 	fd = pidfd_open(pid, 0);
 	if (fd < 0)
 		return false;
@@ -114,28 +96,17 @@ static bool forklock_kill(pid_t pid, pid_t self, const char *self_exe)
 }
 
 /* The children of thread TID, killed where deadlocked; how many. */
-static unsigned forklock_reap_thread(pid_t self, const char *tid, const char *self_exe)
+static unsigned forklock_reap_thread(pid_t self, pid_t tid, const char *self_exe)
 {
-	char path[300], list[4096], *word, *save = NULL;
+	char list[4096], *word, *save = NULL;
 	unsigned killed = 0;
 	pid_t pid;
-	int fd;
-	ssize_t got;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%s/children", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfs_read("/proc/self/task", tid, "children", list, sizeof(list)) <= 0)
 		return 0;
-	got = read(fd, list, sizeof(list) - 1);
-	close(fd);
-	if (got <= 0)
-		return 0;
-	list[got] = '\0';
 	for (word = strtok_r(list, " \n", &save); word; word = strtok_r(NULL, " \n", &save)) {
 		pid = (pid_t)strtol(word, NULL, 10);
-		if (pid <= 0 || !forklock_is_deadlocked(pid, self, self_exe))
-			continue;
-		if (!forklock_kill(pid, self, self_exe))
+		if (pid <= 0 || !forklock_kill(pid, self, self_exe))
 			continue;
 		killed++;
 		log_warning("killed pid %ld, a child libxl forked from xenreaperd and left waiting for "
@@ -164,7 +135,8 @@ int forklock_reap(unsigned *killed)
 		return -errno;
 	while ((entry = readdir(tasks)))
 		if (entry->d_name[0] != '.')
-			*killed += forklock_reap_thread(self, entry->d_name, self_exe);
+			*killed += forklock_reap_thread(self, (pid_t)strtol(entry->d_name, NULL, 10),
+							self_exe);
 	closedir(tasks);
 	return 0;
 }

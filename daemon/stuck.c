@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "holders.h"
+#include "procfs.h"
 #include "stuck.h"
 
 #define STUCK_CMDLINE_MAX 160	/* of a command line quoted in the sentence */
@@ -45,29 +46,11 @@ static pid_t stuck_self_pid(void)
 	return stuck_self ? stuck_self : getpid();
 }
 
-/* Read all of /proc/PID/LEAF (at most LEN - 1 bytes) into BUF; its length,
- * or -1 if it cannot be read (gone, or not ours to read). */
-static ssize_t stuck_read_proc(pid_t pid, const char *leaf, char *buf, size_t len)
-{
-	char path[300];
-	size_t got;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%ld/%s", stuck_proc_root, (long)pid, leaf);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	got = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
-
 /* PID's command line with its arguments joined by spaces, or its comm in
  * brackets (a kernel thread, or an unreadable one) into BUF. */
 static void stuck_cmdline(pid_t pid, char *buf, size_t len)
 {
-	ssize_t got = stuck_read_proc(pid, "cmdline", buf, len);
+	ssize_t got = procfs_read(stuck_proc_root, pid, "cmdline", buf, len);
 
 	if (got > 0) {
 		for (ssize_t i = 0; i < got; i++)
@@ -77,7 +60,7 @@ static void stuck_cmdline(pid_t pid, char *buf, size_t len)
 			buf[--got] = '\0';
 		return;
 	}
-	if (len < 3 || stuck_read_proc(pid, "comm", buf + 1, len - 2) <= 0) {
+	if (len < 3 || procfs_read(stuck_proc_root, pid, "comm", buf + 1, len - 2) <= 0) {
 		snprintf(buf, len, "?");
 		return;
 	}
@@ -159,7 +142,7 @@ static int stuck_stat(pid_t pid, long *ppid, double *start_s)
 	unsigned long long start;
 	long ticks = sysconf(_SC_CLK_TCK);
 
-	if (stuck_read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
+	if (procfs_read(stuck_proc_root, pid, "stat", buf, sizeof(buf)) <= 0)
 		return -ENOENT;
 	/* comm may hold spaces and parentheses: the fields follow the last. */
 	p = strrchr(buf, ')');
@@ -175,7 +158,7 @@ static int stuck_stat(pid_t pid, long *ppid, double *start_s)
 static long stuck_script_domid(pid_t pid)
 {
 	char env[8192], *p, *end;
-	ssize_t got = stuck_read_proc(pid, "environ", env, sizeof(env));
+	ssize_t got = procfs_read(stuck_proc_root, pid, "environ", env, sizeof(env));
 	long domid;
 
 	for (p = env; got > 0 && p < env + got; p += strlen(p) + 1) {

@@ -92,6 +92,23 @@ xb_wait_memory() {
 	fi
 }
 
+# xb_hold_page VAR DOMID: a dom0 helper (xbtool hold-page) maps a page of
+# DOMID and keeps it until killed, as a leftover dom0 process would; VAR is
+# set to its pid.  Call it directly, not in $(...): the helper must be the
+# scenario's own child, to kill and wait for.  Returns once the page is
+# mapped (/tmp/hold.DOMID.ready reads "held"); fails if the helper exits
+# first or 10 s pass (its stderr: /tmp/hold.DOMID.err).
+xb_hold_page() {
+	rm -f /tmp/hold.$2.ready
+	$XB_TOOL hold-page $2 /tmp/hold.$2.ready 2>/tmp/hold.$2.err &
+	eval "$1=\$!"
+	_xb_i=0
+	while [ ! -s /tmp/hold.$2.ready ] && kill -0 $! 2>/dev/null && [ $_xb_i -lt 100 ]; do
+		sleep 0.1; _xb_i=$((_xb_i + 1))
+	done
+	test -s /tmp/hold.$2.ready
+}
+
 # xb_clients: the build's clients, as the scenarios of the front and the
 # library run them: LD_LIBRARY_PATH for libxenreaper, XR the xenreaper
 # command, FRONT the xl front.

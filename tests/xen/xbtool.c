@@ -880,23 +880,43 @@ static int spin(const char *file)
 	return 0;
 }
 
+/* A trace's hypervisor handle and its FILE, written line by line: a
+ * caller may read it while it runs, or kill it.  0, or -errno (said on
+ * stderr). */
+static int trace_open(const char *file, xc_interface **xch, FILE **out)
+{
+	int rc;
+
+	*xch = xc_interface_open(NULL, NULL, 0);
+	if (!*xch) {
+		rc = -errno;
+		perror("xbtool: xc_interface_open");
+		return rc;
+	}
+	*out = fopen(file, "w");
+	if (!*out) {
+		rc = -errno;
+		perror(file);
+		xc_interface_close(*xch);
+		return rc;
+	}
+	setvbuf(*out, NULL, _IOLBF, 0);
+	return 0;
+}
+
 /* `physinfo-trace FILE MS`: "WALL_MS SCRUB_PAGES" every 20 ms for MS ms
  * (or until killed), from physinfo: a patched hypervisor's backlog, read
  * without an exec per reading, so that a 1 s drain shows. */
 static int physinfo_trace(const char *file, int64_t limit)
 {
-	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
-	int64_t start = now_ms(CLOCK_MONOTONIC);
-	FILE *out = xch ? fopen(file, "w") : NULL;
 	xc_physinfo_t info;
+	int64_t start;
+	xc_interface *xch;
+	FILE *out;
 
-	if (!out) {
-		perror(xch ? file : "xbtool: xc_interface_open");
-		if (xch)
-			xc_interface_close(xch);
+	if (trace_open(file, &xch, &out))
 		return 2;
-	}
-	setvbuf(out, NULL, _IOLBF, 0);
+	start = now_ms(CLOCK_MONOTONIC);
 	while (now_ms(CLOCK_MONOTONIC) - start < limit) {
 		memset(&info, 0, sizeof(info));
 		if (xc_physinfo(xch, &info))
@@ -913,20 +933,15 @@ static int physinfo_trace(const char *file, int64_t limit)
  * as the daemon probes it (key H, then what the dump added to the ring). */
 static int scrub_trace(const char *file, int64_t limit, bool wall)
 {
-	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
-	int64_t start = now_ms(CLOCK_MONOTONIC), now;
 	unsigned int index = 0;
+	int64_t start, now;
+	xc_interface *xch;
 	uint64_t pages;
-	FILE *out = xch ? fopen(file, "w") : NULL;
+	FILE *out;
 
-	if (!out) {
-		perror(xch ? file : "xbtool: xc_interface_open");
-		if (xch)
-			xc_interface_close(xch);
+	if (trace_open(file, &xch, &out))
 		return 2;
-	}
-	/* Line by line: a caller may read it while it runs, or kill it. */
-	setvbuf(out, NULL, _IOLBF, 0);
+	start = now_ms(CLOCK_MONOTONIC);
 	if (console_skip(xch, &index))
 		goto fail;
 	while ((now = now_ms(CLOCK_MONOTONIC) - start) < limit) {

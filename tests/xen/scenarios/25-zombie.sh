@@ -7,11 +7,8 @@
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 d=$(xb_guest held 256) || { xb_not_ok "create a 256 MiB guest"; xb_done; }
-rm -f /tmp/hold.ready
-$XB_TOOL hold-page $d /tmp/hold.ready 2>/tmp/hold.err &
-holder=$!
-i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper (pid $holder) maps a page of domain $d ($(cat /tmp/hold.ready /tmp/hold.err 2>/dev/null | head -c 80))" test -s /tmp/hold.ready
+xb_hold_page holder $d
+xb_check "a dom0 helper (pid $holder) maps a page of domain $d ($(cat /tmp/hold.$d.ready /tmp/hold.$d.err 2>/dev/null | head -c 80))" test -s /tmp/hold.$d.ready
 xb_request $d
 xb_wait_state $d zombie 60
 xb_is "$(xb_state $d)" zombie "the job turns zombie while the page is mapped"

@@ -12,11 +12,7 @@ off=$(xb_guest_booting orph-off 128 $poff 'on_poweroff = "preserve"') || xb_not_
 paused=$(xb_guest orph-paused 128) || xb_not_ok "create a paused guest"
 d=$(xb_guest orph-victim 512) || { xb_not_ok "create a 512 MiB guest"; xb_done; }
 paused_pages=$($XB_TOOL pages $paused)
-rm -f /tmp/hold.ready
-$XB_TOOL hold-page $d /tmp/hold.ready 2>/tmp/hold.err &
-holder=$!
-i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper (pid $holder) maps a page of domain $d" test -s /tmp/hold.ready
+xb_hold_page holder $d; xb_is $? 0 "a dom0 helper (pid $holder) maps a page of domain $d"
 xb_check "plain xl destroy returns" xl destroy $d
 xb_check "  and leaves domain $d dead, not gone" sh -c "$XB_TOOL info $d | grep -q 'dying=1'"
 xb_wait_state $d zombie 60

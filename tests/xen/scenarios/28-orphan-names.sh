@@ -17,10 +17,7 @@ xb_daemon_start -c /tmp/names.conf || { xb_not_ok "xenreaperd starts"; xb_done; 
 # hold_and_kill DOMID: a dom0 helper maps a page of DOMID, then plain xl
 # destroys it: dead, held.  Sets HOLDER.
 hold_and_kill() {
-	rm -f /tmp/hold.$1
-	$XB_TOOL hold-page $1 /tmp/hold.$1 2>/tmp/hold.$1.err &
-	HOLDER=$!
-	i=0; while [ ! -s /tmp/hold.$1 ] && kill -0 $HOLDER 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	xb_hold_page HOLDER $1
 	xl destroy $1 && $XB_TOOL info $1 | grep -q 'dying=1'
 }
 

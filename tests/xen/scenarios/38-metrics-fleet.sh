@@ -57,11 +57,7 @@ xb_is "$(echo "${drain:-x}" | awk '{ print ($1 == 0) ? "0" : $1 }')" 0 \
 
 # A zombie: the oldest-zombie gauge is the job's requested time.
 z=$(xb_guest fleet2 256) || { xb_not_ok "create a 256 MiB guest"; kill $ne_pid; xb_done; }
-rm -f /tmp/fleet-hold.ready
-$XB_TOOL hold-page $z /tmp/fleet-hold.ready 2>/tmp/fleet-hold.err &
-holder=$!
-i=0; while [ ! -s /tmp/fleet-hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper maps a page of domain $z" test -s /tmp/fleet-hold.ready
+xb_hold_page holder $z; xb_is $? 0 "a dom0 helper maps a page of domain $z"
 xb_request $z
 xb_wait_state $z zombie 60
 xb_is "$(xb_state $z)" zombie "the job turns zombie"

@@ -86,11 +86,7 @@ xb_is "$after" "$before" "nothing is drawn while nothing shown changes (2 s, a p
 
 # --- a teardown through the daemon: appears, progresses, zombie, done
 d=$(xb_guest topguest 512) || { xb_not_ok "create topguest"; xb_done; }
-rm -f /tmp/hold.ready
-$XB_TOOL hold-page $d /tmp/hold.ready 2>/tmp/hold.err &
-holder=$!
-i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper (pid $holder) maps a page of domain $d" test -s /tmp/hold.ready
+xb_hold_page holder $d; xb_is $? 0 "a dom0 helper (pid $holder) maps a page of domain $d"
 $XR destroy topguest > /tmp/top.destroy 2>&1
 xb_check "xenreaper destroy topguest asks xenreaperd" grep -q "teardown requested" /tmp/top.destroy
 if screen_wait "^ +$d  topguest " 30; then xb_ok "the job appears on the screen"; else xb_not_ok "the job appears on the screen"; fi

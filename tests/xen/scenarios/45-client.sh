@@ -75,11 +75,7 @@ xb_check "  never 4.99's" sh -c "! grep -q FAKE-XL /tmp/two.out"
 
 # --- an orphan: list shows its reason, status what holds it
 d=$(xb_guest held 128) || xb_not_ok "create held"
-rm -f /tmp/hold.ready
-$XB_TOOL hold-page $d /tmp/hold.ready 2>/tmp/hold.err &
-holder=$!
-i=0; while [ ! -s /tmp/hold.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper (pid $holder) maps a page of domain $d" test -s /tmp/hold.ready
+xb_hold_page holder $d; xb_is $? 0 "a dom0 helper (pid $holder) maps a page of domain $d"
 xl destroy $d
 xb_wait_state $d zombie 60
 # The eta says stalled once nothing has come back for 5 s.

@@ -88,11 +88,7 @@ xl destroy filler48
 
 # 2. A zombie whose pages stopped falling counts nothing.
 z=$(xb_guest zomb48 128) || { xb_not_ok "create a 128 MiB guest"; xb_done; }
-rm -f /tmp/hold48.ready
-$XB_TOOL hold-page $z /tmp/hold48.ready 2>/tmp/hold48.err &
-holder=$!
-i=0; while [ ! -s /tmp/hold48.ready ] && kill -0 $holder 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-xb_check "a dom0 helper maps a page of domain $z" test -s /tmp/hold48.ready
+xb_hold_page holder $z; xb_is $? 0 "a dom0 helper maps a page of domain $z"
 xb_request $z
 xb_wait_node $XB_ROOT/job/$z/state zombie 60 >/dev/null
 xb_is "$(xb_state $z)" zombie "torn down, it is a zombie"
