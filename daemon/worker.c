@@ -108,30 +108,47 @@ static void worker_apply_priority(enum job_priority priority)
  *
  * Ignored signals go back to their default too, since SIG_IGN survives
  * exec: systemd starts services with SIGPIPE ignored, a shell's `&`
- * ignores SIGINT and SIGQUIT, and libxenstore ignores SIGPIPE for the
- * whole process during each request the main thread makes.  Handlers are
- * left alone: exec resets them, and in the destroy child, which does not
- * exec, SIGCHLD's is libxl's own, as under xl.  Only async-signal-safe
- * calls here: this is the child of a threaded process.
+ * ignores SIGINT and SIGQUIT, and libxenstore (4.17) ignores SIGPIPE for
+ * the whole process during each request the main thread makes.  Which
+ * ones were ignored is read once, when the pool starts
+ * (worker_child_ignored): asking the kernel about every signal in each
+ * child was 64 system calls per fork, more than the rest of a destroy
+ * child's.  The daemon ignores nothing itself after that; SIGPIPE, which
+ * libxenstore comes and goes on, is always reset.  Handlers are left
+ * alone: exec resets them, and in the destroy child, which does not exec,
+ * SIGCHLD's is libxl's own, as under xl.  Only async-signal-safe calls
+ * here: this is the child of a threaded process.
  */
+static uint64_t worker_child_ignored;	/* bit signo - 1 */
+
 static void worker_child_reset_signals(void)
 {
 	struct sigaction action;
 	sigset_t none;
 
-	for (int signo = 1; signo < NSIG; signo++) {
-		/* The query fails for libc's own signals (thread
-		 * cancellation, setxid), which are never ignored. */
-		if (sigaction(signo, NULL, &action) < 0 || (action.sa_flags & SA_SIGINFO) ||
-		    action.sa_handler != SIG_IGN)
-			continue;
-		action.sa_handler = SIG_DFL;
-		action.sa_flags = 0;
-		sigemptyset(&action.sa_mask);
-		sigaction(signo, &action, NULL);
-	}
+	memset(&action, 0, sizeof(action));
+	action.sa_handler = SIG_DFL;
+	sigemptyset(&action.sa_mask);
+	for (int signo = 1; signo < NSIG && signo <= 64; signo++)
+		if (worker_child_ignored & (UINT64_C(1) << (signo - 1)))
+			sigaction(signo, &action, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The signals the daemon ignores now, and SIGPIPE: what every child resets. */
+static void worker_read_ignored(void)
+{
+	struct sigaction action;
+	uint64_t ignored = UINT64_C(1) << (SIGPIPE - 1);
+
+	for (int signo = 1; signo < NSIG && signo <= 64; signo++)
+		/* The query fails for libc's own signals (thread
+		 * cancellation, setxid), which are never ignored. */
+		if (sigaction(signo, NULL, &action) == 0 && !(action.sa_flags & SA_SIGINFO) &&
+		    action.sa_handler == SIG_IGN)
+			ignored |= UINT64_C(1) << (signo - 1);
+	worker_child_ignored = ignored;
 }
 
 static void worker_atfork_register(void)
@@ -218,6 +235,8 @@ int worker_pool_new(struct hv *hv, unsigned threads, struct worker_pool **out)
 	pthread_once(&worker_atfork_once, worker_atfork_register);
 	if (worker_atfork_rc)
 		return worker_atfork_rc;
+	/* Before any thread of the pool runs: none forks before it is read. */
+	worker_read_ignored();
 	pool = calloc(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;

@@ -377,6 +377,27 @@ static void test_signals(const char *exe)
 	worker_pool_free(pool);
 }
 
+/* libxenstore (4.17) ignores SIGPIPE process-wide during each request,
+ * so a worker may fork while it is ignored though it was not when the
+ * pool started: the children must not keep it. */
+static void test_sigpipe_ignored_later(const char *exe)
+{
+	struct worker_pool *pool = NULL;
+	struct forking_hv fh;
+	char got[32];
+
+	signal(SIGPIPE, SIG_DFL);
+	forking_hv_init(&fh, exe, false);
+	is_int(worker_pool_new(&fh.base, 1, &pool), 0, "a pool started with SIGPIPE not ignored");
+	signal(SIGPIPE, SIG_IGN);
+	is_int(run_one_teardown(pool), 0, "  a teardown while SIGPIPE is ignored, as during a request");
+	is_str(settable_ignored(fh.exec_report, got), "0000000000000000",
+	       "  its exec'd child ignores no signal");
+	is_str(settable_ignored(fh.noexec_report, got), "0000000000000000",
+	       "  nor does its child that does not exec");
+	worker_pool_free(pool);
+}
+
 static void test_descriptors(const char *exe)
 {
 	char dir[] = "/tmp/test-children.XXXXXX", lock_path[128], prom_path[128];
@@ -441,6 +462,7 @@ int main(int argc, char **argv)
 	inherited_fds_cloexec();
 	act_as_daemon();
 	test_signals(exe);
+	test_sigpipe_ignored_later(exe);
 	test_descriptors(exe);
 	return tap_done();
 }
