@@ -146,6 +146,7 @@ void job_free(struct job *job)
 	free(job->error);
 	free(job->held_by);
 	leftovers_free(job->leftovers);
+	free(job->shown);
 	free(job);
 }
 
@@ -356,6 +357,87 @@ unsigned job_progress(const struct job *job)
 	return (unsigned)((job->pages_total - job->pages_left) * 100 / job->pages_total);
 }
 
+/*
+ * What a job's nodes hold, as last written (and committed) by this
+ * process: a publish writes a node only when its value differs.  Each
+ * xenstore request costs dom0 half a dozen system calls and wakes
+ * xenstored; most of a state change's nodes (error, held-by, the times,
+ * the progress figures) and some of a sample's are as they were.  Only
+ * the daemon writes these nodes.  A text too long to keep (an error, a
+ * held-by sentence) is never taken as known: it is written each time.
+ * Made on the first publish; a failed transaction forgets it all.
+ */
+#define JOB_SHOWN_LEN 24
+struct job_shown {
+	uint32_t known;				/* bit per enum job_node */
+	char text[JOB_NODE_COUNT][JOB_SHOWN_LEN];	/* "": the node is absent */
+};
+
+void job_shown_forget(struct job *job)
+{
+	if (job->shown)
+		job->shown->known = 0;
+}
+
+/* Whether NODE is known to hold VALUE (NULL: to be absent). */
+static bool job_shown_is(const struct job *job, enum job_node node, const char *value)
+{
+	const struct job_shown *shown = job->shown;
+
+	return shown && (shown->known & (1u << node)) && !strcmp(shown->text[node], value ? value : "");
+}
+
+static void job_shown_set(struct job *job, enum job_node node, const char *value)
+{
+	if (!job->shown && !(job->shown = calloc(1, sizeof(*job->shown))))
+		return;		/* unknown: written every time */
+	if (value && strlen(value) >= JOB_SHOWN_LEN) {
+		job->shown->known &= ~(1u << node);
+		return;
+	}
+	strcpy(job->shown->text[node], value ? value : "");
+	job->shown->known |= 1u << node;
+}
+
+/* Write NODE (LEAF of JOB's directory) as VALUE, or remove it for NULL,
+ * unless it is known to be so already. */
+static int job_put(struct job *job, struct store *s, store_tx tx, enum job_node node,
+		   const char *leaf, const char *value)
+{
+	char path[LAYOUT_PATH_LEN];
+	int rc;
+
+	if (job_shown_is(job, node, value))
+		return 0;
+	layout_job_path(path, job->domid, leaf);
+	rc = value ? store_write(s, tx, path, value) : store_rm(s, tx, path);
+	if (rc)
+		job_shown_forget(job);
+	else
+		job_shown_set(job, node, value);
+	return rc;
+}
+
+static int job_put_u64(struct job *job, struct store *s, store_tx tx, enum job_node node,
+		       const char *leaf, uint64_t value)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%" PRIu64, value);
+	return job_put(job, s, tx, node, leaf, text);
+}
+
+static int job_put_time(struct job *job, struct store *s, store_tx tx, enum job_node node,
+			const char *leaf, int64_t wall_ms)
+{
+	char text[32];
+
+	if (!wall_ms)
+		return job_put(job, s, tx, node, leaf, NULL);
+	layout_format_time(text, wall_ms);
+	return job_put(job, s, tx, node, leaf, text);
+}
+
 static int job_write_time(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
 			  int64_t wall_ms)
 {
@@ -368,63 +450,45 @@ static int job_write_time(struct store *s, store_tx tx, uint32_t domid, const ch
 	return store_write(s, tx, path, text);
 }
 
-int job_publish_state(const struct job *job, struct store *s, store_tx tx)
+int job_publish_state(struct job *job, struct store *s, store_tx tx)
 {
-	char path[LAYOUT_PATH_LEN];
 	int rc;
 
-	layout_job_path(path, job->domid, "state");
-	rc = store_write(s, tx, path, job_state_name(job->state));
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "error");
-	rc = job->error ? store_write(s, tx, path, job->error) : store_rm(s, tx, path);
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "held-by");
-	rc = job->held_by ? store_write(s, tx, path, job->held_by) : store_rm(s, tx, path);
-	if (rc)
-		return rc;
-	rc = job_write_time(s, tx, job->domid, "started", job->started_wall);
-	if (rc)
-		return rc;
-	rc = job_write_time(s, tx, job->domid, "finished", job->finished_wall);
+	rc = job_put(job, s, tx, JOB_NODE_STATE, "state", job_state_name(job->state));
+	if (!rc)
+		rc = job_put(job, s, tx, JOB_NODE_ERROR, "error", job->error);
+	if (!rc)
+		rc = job_put(job, s, tx, JOB_NODE_HELD_BY, "held-by", job->held_by);
+	if (!rc)
+		rc = job_put_time(job, s, tx, JOB_NODE_STARTED, "started", job->started_wall);
+	if (!rc)
+		rc = job_put_time(job, s, tx, JOB_NODE_FINISHED, "finished", job->finished_wall);
 	if (rc)
 		return rc;
 	return job_publish_progress(job, s, tx);
 }
 
-int job_publish_progress(const struct job *job, struct store *s, store_tx tx)
+int job_publish_progress(struct job *job, struct store *s, store_tx tx)
 {
-	char path[LAYOUT_PATH_LEN];
 	int rc;
 
-	layout_job_path(path, job->domid, "pages-left");
-	rc = store_writef(s, tx, path, "%" PRIu64, job->pages_left);
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "progress");
-	rc = store_writef(s, tx, path, "%u", job_progress(job));
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "scrub-pages");
-	rc = store_writef(s, tx, path, "%" PRIu64, job->scrub_pages);
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "rate");
-	rc = job->rate_text[0] ? store_write(s, tx, path, job->rate_text) : store_rm(s, tx, path);
-	if (rc)
-		return rc;
-	layout_job_path(path, job->domid, "eta");
-	rc = job->eta_text[0] ? store_write(s, tx, path, job->eta_text) : store_rm(s, tx, path);
+	rc = job_put_u64(job, s, tx, JOB_NODE_PAGES_LEFT, "pages-left", job->pages_left);
+	if (!rc)
+		rc = job_put_u64(job, s, tx, JOB_NODE_PROGRESS, "progress", job_progress(job));
+	if (!rc)
+		rc = job_put_u64(job, s, tx, JOB_NODE_SCRUB_PAGES, "scrub-pages", job->scrub_pages);
+	if (!rc)
+		rc = job_put(job, s, tx, JOB_NODE_RATE, "rate", job->rate_text[0] ? job->rate_text : NULL);
+	if (!rc)
+		rc = job_put(job, s, tx, JOB_NODE_ETA, "eta", job->eta_text[0] ? job->eta_text : NULL);
 	if (rc || !job_may_keep_pages(job) || !job->fell_wall)
 		return rc;
 	/* Only where a client needs it: one write more per sample would
 	 * load xenstore for every teardown. */
-	return job_write_time(s, tx, job->domid, "last-release", job->fell_wall);
+	return job_put_time(job, s, tx, JOB_NODE_LAST_RELEASE, "last-release", job->fell_wall);
 }
 
-int job_publish(const struct job *job, struct store *s, store_tx tx)
+int job_publish(struct job *job, struct store *s, store_tx tx)
 {
 	const struct { const char *leaf, *value; } fixed[] = {
 		{ "uuid", job->uuid_text },

@@ -47,6 +47,15 @@ enum job_priority {
 	JOB_PRIORITY_NORMAL,	/* nice 0 */
 };
 
+/* The nodes a publish may write again and again, each remembered as last
+ * committed so that it is written only when it changes. */
+enum job_node {
+	JOB_NODE_STATE, JOB_NODE_ERROR, JOB_NODE_HELD_BY, JOB_NODE_STARTED, JOB_NODE_FINISHED,
+	JOB_NODE_PAGES_LEFT, JOB_NODE_PROGRESS, JOB_NODE_SCRUB_PAGES, JOB_NODE_RATE, JOB_NODE_ETA,
+	JOB_NODE_LAST_RELEASE, JOB_NODE_COUNT
+};
+struct job_shown;
+
 struct job {
 	struct job *next, *prev;	/* the reaper's list, in request order */
 	struct job *index_next;		/* the reaper's chain of its domid's bucket */
@@ -89,6 +98,7 @@ struct job {
 	bool pool_none;		/* Xen keeps no pool for it (PV): never read again */
 	int64_t submitted_mono;	/* when its running destroy was handed to a worker */
 	int64_t described_mono;	/* stuck: when held-by was last worked out */
+	struct job_shown *shown;	/* what xenstore holds, as far as known */
 };
 
 /* A new queued job for DOMID/UUID; NAME and POOL may be NULL. */
@@ -145,13 +155,20 @@ bool job_pages_coming_back(const struct job *job, int64_t now);
  * held-by, error and rate as they are now (pointers into JOB). */
 struct log_fields job_log_fields(const struct job *job, enum log_event event);
 
-/* Write every node of JOB. */
-int job_publish(const struct job *job, struct store *s, store_tx tx);
-/* Write just state, error, held-by and times (cheap, on transitions). */
-int job_publish_state(const struct job *job, struct store *s, store_tx tx);
+/* Write every node of JOB (those of job_publish_state and _progress only
+ * where they differ from what JOB last had committed). */
+int job_publish(struct job *job, struct store *s, store_tx tx);
+/* Write just state, error, held-by and times (cheap, on transitions),
+ * those that changed. */
+int job_publish_state(struct job *job, struct store *s, store_tx tx);
 /* Write just pages-left, progress, scrub-pages, rate, eta and, for a job
- * whose pages may not come back, last-release (cheap, on samples). */
-int job_publish_progress(const struct job *job, struct store *s, store_tx tx);
+ * whose pages may not come back, last-release (cheap, on samples), those
+ * that changed. */
+int job_publish_progress(struct job *job, struct store *s, store_tx tx);
+/* Forget what JOB's nodes hold: its next publish writes them all.  For a
+ * transaction that failed or was aborted (its writes may not have
+ * happened), and before a publish that must rewrite everything. */
+void job_shown_forget(struct job *job);
 /* Rebuild a job from its nodes after a restart: -EINVAL if they make no
  * sense, another -errno if they cannot be read now.  A record with no
  * priority node (an older xenreaperd's) gets low, the default policy's. */

@@ -415,6 +415,8 @@ int reaper_publish_job(struct reaper *r, struct job *job, bool all)
 
 	/* A job whose last publish failed has stale nodes of any kind. */
 	all = all || job->dirty;
+	if (all)
+		job_shown_forget(job);
 	for (int attempt = 0; attempt < REAPER_TX_RETRIES; attempt++) {
 		rc = store_tx_start(r->store, &tx);
 		if (rc)
@@ -427,7 +429,11 @@ int reaper_publish_job(struct reaper *r, struct job *job, bool all)
 		rc = store_tx_end(r->store, tx, false);
 		if (rc != -EAGAIN)
 			break;
+		/* Its writes were not committed: the retry makes them all. */
+		job_shown_forget(job);
 	}
+	if (rc)
+		job_shown_forget(job);
 	reaper_set_dirty(r, job, rc != 0);
 	return rc;
 }

@@ -57,8 +57,10 @@ static void teardown_publish_progress(struct reaper *r, struct job *job)
 		else
 			rc = store_tx_end(r->store, tx, false);
 	}
-	if (rc)
+	if (rc) {
+		job_shown_forget(job);
 		reaper_set_dirty(r, job, true);
+	}
 }
 
 /* What JOB's destroy left of the devices recorded before it: named in

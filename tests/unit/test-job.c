@@ -112,11 +112,68 @@ static void test_publish_load(void)
 	store_free(s);
 }
 
+static unsigned store_changes(struct store *s)
+{
+	return fake_store_calls(s, FAKE_STORE_WRITE) + fake_store_calls(s, FAKE_STORE_RM);
+}
+
+static void test_publish_changed_only(void)
+{
+	struct store *s = fake_store_new();
+	struct job *job = new_job(13);
+	char path[LAYOUT_PATH_LEN];
+	store_tx tx;
+	unsigned before;
+
+	clock_set_fake(5000, 1700000100123);
+	job->pages_total = job->pages_left = 1000;
+	job_set_state(job, JOB_DESTROYING);
+	ok(job_publish(job, s, STORE_TX_NONE) == 0, "first publish writes every node");
+	before = store_changes(s);
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "publish the state again, nothing changed");
+	is_int(store_changes(s) - before, 0, "  no request made");
+	job_set_pages_left(job, 400);
+	before = store_changes(s);
+	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "a sample: pages-left fell");
+	is_int(store_changes(s) - before, 2, "  two requests: pages-left and progress");
+	layout_job_path(path, 13, "pages-left");
+	is_str(fake_store_get(s, path), "400", "  pages-left written");
+
+	/* A transaction that fails: its writes never happened, and the next
+	 * publish must not take them as made. */
+	job_set_pages_left(job, 100);
+	store_tx_start(s, &tx);
+	ok(job_publish_progress(job, s, tx) == 0, "a sample in a transaction");
+	fake_store_fail_commits(s, 1);
+	ok(store_tx_end(s, tx, false) == -EAGAIN, "  whose commit fails");
+	is_str(fake_store_get(s, path), "400", "  pages-left still 400 in xenstore");
+	job_shown_forget(job);
+	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "published again after forgetting");
+	is_str(fake_store_get(s, path), "100", "  pages-left 100 now");
+
+	/* An error too long to remember is written each time. */
+	job_set_error(job, "a sentence longer than any figure, as errors are");
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "an error set");
+	before = store_changes(s);
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "published again");
+	is_int(store_changes(s) - before, 1, "  the long error written again, nothing else");
+	job_set_error(job, NULL);
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "the error cleared");
+	layout_job_path(path, 13, "error");
+	ok(fake_store_get(s, path) == NULL, "  and its node removed");
+	before = store_changes(s);
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "published again");
+	is_int(store_changes(s) - before, 0, "  nothing removed twice");
+	job_free(job);
+	store_free(s);
+}
+
 int main(void)
 {
 	test_transitions();
 	test_times_and_progress();
 	test_fail();
 	test_publish_load();
+	test_publish_changed_only();
 	return tap_done();
 }
