@@ -15,9 +15,11 @@
  * any job is counted: one silent sysctl.  With a sync job waiting it is
  * read sooner when the learnt rate says the backlog drains before the next
  * interval: a drain shorter than a few intervals would otherwise end up to
- * one whole interval before the job is done.  Reading early costs another
- * sysctl and the figure's publish, so the gap never drops below a tenth
- * of the interval.
+ * one whole interval before the job is done.  With no rate learnt yet, the
+ * second reading comes a quarter interval after the first, to learn one
+ * (under emulation 1 GiB drained within one interval of its first
+ * reading).  Reading early costs another sysctl and the figure's publish,
+ * so the gap never drops below a tenth of the interval.
  *
  * Xen scrubs each NUMA node with one CPU at a time, so each node also gets
  * a rate of its own, learnt the same way from successive figures of that
@@ -160,9 +162,13 @@ int64_t scrub_next_probe(const struct scrub *sc)
 		if (!sc->last_probe_mono)
 			return 0;
 		gap = sc->every_ms;
-		if (sc->tracked_sync)
-			gap = clamp64(scrub_predicted_gap(sc, gap),
-				      max64(sc->every_ms / SCRUB_EXACT_MIN_GAP_DIV, 1), sc->every_ms);
+		/* No rate yet: the second reading comes soon, to learn one
+		 * (a drain often ends within the first interval). */
+		if (sc->tracked_sync && sc->have_last && sc->rate <= 0 && !sc->stalled)
+			gap = sc->every_ms / SCRUB_EXACT_LEARN_DIV;
+		else if (sc->tracked_sync)
+			gap = scrub_predicted_gap(sc, gap);
+		gap = clamp64(gap, max64(sc->every_ms / SCRUB_EXACT_MIN_GAP_DIV, 1), sc->every_ms);
 		return sc->last_probe_mono + gap;
 	}
 	if (sc->tracked_sync) {

@@ -23,6 +23,8 @@
 /* Cheap probes with a sync job waiting: at the predicted drain, yet no
  * more often than every EVERY_MS / this. */
 #define SCRUB_EXACT_MIN_GAP_DIV 10
+/* and, before any rate is learnt, the second reading at EVERY_MS / this. */
+#define SCRUB_EXACT_LEARN_DIV 4
 /* Probes failing for this long: give up, as with scrub-probe = none, */
 #define SCRUB_GIVE_UP_MS (30 * 1000)
 /* and do not try again for this long. */

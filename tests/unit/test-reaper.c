@@ -567,25 +567,25 @@ static void test_exact_scrub(void)
 	is_str(bed_node(&b, 84, "state"), "scrubbing", "exact physinfo: the sync job waits in scrubbing");
 	is_str(bed_node(&b, 84, "scrub-pages"), "500", "  with physinfo's figure");
 	is_str(fake_store_get(b.s, LAYOUT_SCRUB_DIR "/source"), "physinfo", "  scrub/source says physinfo");
-	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 250,
-	       "  next probe one progress interval on, not the 5 s scrub-probe-interval");
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 62,
+	       "  next probe a quarter progress interval on, to learn a rate (not the 5 s scrub-probe-interval)");
 	probes = fake_hv_scrub_probes(b.hv);
-	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 200);
-	clock_advance(250);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 400);
+	clock_advance(62);
 	reaper_tick(b.r);
-	is_int(fake_hv_scrub_probes(b.hv), probes + 1, "  probed again after 250 ms");
-	is_str(bed_node(&b, 84, "scrub-pages"), "200", "  and the share follows it");
-	/* 300 pages in 250 ms: 1.2 a ms, so 200 more take 166 ms. */
-	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 167,
-	       "  next probe when the learnt rate says it drains, before the interval");
+	is_int(fake_hv_scrub_probes(b.hv), probes + 1, "  probed again after 62 ms");
+	is_str(bed_node(&b, 84, "scrub-pages"), "400", "  and the share follows it");
+	/* 100 pages in 62 ms: 1.61 a ms, so 400 more take 248 ms. */
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 249,
+	       "  next probe when the learnt rate says it drains, within the interval");
 	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 50);
-	clock_advance(167);
+	clock_advance(249);
 	reaper_tick(b.r);
 	is_str(bed_node(&b, 84, "state"), "scrubbing", "  a prediction too early: still scrubbing at 50");
-	/* 150 in 167 ms folded in: 1.049 a ms, 50 pages in 47 ms. */
-	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 48, "  and asked again at the new prediction");
+	/* 350 in 249 ms folded in: 1.51 a ms, 50 pages in 33 ms. */
+	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 34, "  and asked again at the new prediction");
 	fake_hv_set_scrub(b.hv, HV_SCRUB_PHYSINFO, 1);
-	clock_advance(48);
+	clock_advance(34);
 	reaper_tick(b.r);
 	is_int(reaper_next_deadline(b.r), clock_mono_ms() + 25,
 	       "  never sooner than a tenth of the interval (1 page left: 1 ms predicted)");
