@@ -20,7 +20,8 @@ die() { echo "report.sh: $*" >&2; exit 1; }
 for f in scale.csv xen-sizes.csv xen-daemon.csv xen-batch.csv xen-machine.txt \
 	xen-trace-xl.dat xen-trace-floor.dat xen-trace-xl-async.dat \
 	xen-dom0.csv xen-syscalls.csv xen-xslat.dat xen-probes.csv xen-rest.csv \
-	xen-scrub-deferred.dat xen-scrub-sync.dat xen-scrub-source.csv; do
+	xen-scrub-deferred.dat xen-scrub-sync.dat xen-scrub-source.csv \
+	xen-attr-syscalls.csv xen-attr-ipis.csv xen-attr-paths.csv xen-attr-res.csv; do
 	[ -s "$out/$f" ] || die "$out/$f is missing or empty: the bench did not run to the end, nothing reported"
 done
 [ -s "$out-patched/xen-scrub-source.csv" ] ||
@@ -296,6 +297,83 @@ for t in xl 20ms 250ms 1s; do
 		     END { for (k in v) { m = split(substr(v[k], 2), a, " "); print a[int((m + 1) / 2)], k } }' |
 		sort -rn | head -n 8 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'
 	echo " |"
+done
+cat <<EOF
+
+## Where a teardown's system calls and resched IPIs come from
+
+\`tests/xen/bench/45-attribution.sh\`: a 512 MiB guest (no devices, as
+above) torn down by plain \`xl destroy\` and by xenreaperd (defaults), each
+twice a run: once under \`strace -f\`, whose calls are counted by the
+thread that made them, and once under ftrace alone, whose function tracer
+takes the kernel stack of every resched IPI sent
+(\`xen_smp_send_reschedule\`): the task that sent it, the system call it
+was in, and what woke the task that was to run.  System calls: medians per teardown over
+the runs; IPIs: means, beside the RES count of \`/proc/interrupts\` over
+the same teardown (the sends traced and the IPIs taken should agree).  Harness: the bench's own processes (\`xbtool\` waiting on a
+watch or on physinfo, the shell, \`timeout\`).  xenreaperd's forked
+children carry its name, so their IPIs count as its own.
+
+| teardown by | thread | system calls | the most frequent |
+|---|---|---|---|
+EOF
+# attr_sum TOOL ROLE: the median over runs of TOOL's calls by ROLE ("": all)
+attr_sum() {
+	tail -n +2 "$out/xen-attr-syscalls.csv" | awk -F, -v t="$1" -v f="$2" '$1 == t && (f == "" || $3 == f) { n[$2] += $5 }
+		END { for (r in n) print n[r] }' |
+		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+for t in xl daemon; do
+	case $t in xl) l='`xl destroy`' ;; *) l=xenreaperd ;; esac
+	for role in main worker "other thread" child; do
+		c=$(attr_sum $t "$role")
+		[ -n "$c" ] || continue
+		top=$(tail -n +2 "$out/xen-attr-syscalls.csv" | awk -F, -v t=$t -v r="$role" '$1 == t && $3 == r { n[$4] += $5; runs[$2] = 1 }
+			END { for (k in runs) m++; for (k in n) printf "%.0f %s\n", n[k] / m, k }' |
+			sort -rn | head -n 5 | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }')
+		echo "| $l | $role | $c | $top |"
+	done
+	echo "| $l | **all** | **$(attr_sum $t "")** | |"
+done
+cat <<EOF
+
+| teardown by | resched IPIs (RES in /proc/interrupts) | traced | by the teardown's own tasks | by xenstored | by the kernel (idle, softirq, kworkers) | by the harness | the most frequent senders (task: where, woken by) |
+|---|---|---|---|---|---|---|---|
+EOF
+# attr_ipis TOOL CATEGORY: the mean over runs ("all": every IPI)
+attr_ipis() {
+	awk -v c=$2 '$1 == "all" { m++ } $1 == c { n += $2 } END { printf "%.0f", m ? n / m : 0 }' "$tmp/ipis-$1"
+}
+for t in xl daemon; do
+	case $t in xl) l='`xl destroy`' own='^xl$' ;; *) l=xenreaperd own='^(xenreaperd|xr-teardown)$' ;; esac
+	tail -n +2 "$out/xen-attr-ipis.csv" | awk -F, -v t=$t -v own="$own" '$1 == t {
+		c = $3 ~ own ? "own" : $3 == "xenstored" ? "xs" : $3 ~ /^(<idle>|ksoftirqd|kworker|rcu|migration|cpuhp)/ ? "kernel" : "harness"
+		n[$2 "," c] += $5; all[$2] += $5; runs[$2] = 1
+		src[$3 ": " $4] += $5 }
+		END {
+			for (r in runs) m++
+			for (r in runs) print "all", all[r]
+			for (k in n) { split(k, a, ","); print a[2], n[k] }
+			for (k in src) printf "src %.1f %s\n", src[k] / m, k
+		}' > "$tmp/ipis-$t"
+	top=$(awk '$1 == "src" { $1 = ""; print }' "$tmp/ipis-$t" | sort -k1,1rn | head -n 4 |
+		awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s%s (%s)", (NR > 1 ? "; " : ""), $0, n }')
+	res=$(tail -n +2 "$out/xen-attr-res.csv" | awk -F, -v t=$t '$1 == t { n += $5; m++ } END { printf "%.0f", m ? n / m : 0 }')
+	echo "| $l | $res | $(attr_ipis $t all) | $(attr_ipis $t own) | $(attr_ipis $t xs) | $(attr_ipis $t kernel) | $(attr_ipis $t harness) | $top |"
+done
+cat <<EOF
+
+xenreaperd's xenstore requests per teardown by path (domids and numbers
+as N; mean over the runs; the main thread's, then the workers', whose are
+libxl's), the most frequent:
+
+| thread | path | requests |
+|---|---|---|
+EOF
+for role in main worker; do
+	tail -n +2 "$out/xen-attr-paths.csv" | awk -F, -v r=$role '$3 == r { n[$4] += $5; runs[$2] = 1 }
+		END { for (k in runs) m++; for (k in n) printf "%.1f %s\n", n[k] / m, k }' | sort -rn | head -n 10 |
+		awk -v r=$role '{ printf "| %s | `%s` | %s |\n", r, $2, $1 }'
 done
 cat <<EOF
 

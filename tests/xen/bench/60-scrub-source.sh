@@ -66,7 +66,7 @@ teardown() {
 	xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || fail "$1: job $d ended $(xb_state $d)"
 }
 daemon() {
-	printf '[default]\nscrub = %s\n' $1 > /tmp/scrub-$1.conf
+	printf '[default]\nscrub = %s\n%b' $1 "${2:-}" > /tmp/scrub-$1.conf
 	xb_daemon_start -c /tmp/scrub-$1.conf || fail "xenreaperd starts with scrub = $1"
 }
 
@@ -87,8 +87,12 @@ for run in $(seq 1 $RUNS); do
 	xb_daemon_stop
 	xb_note "run $run: console lines: sync $sync_lines, deferred $deferred_lines"
 	xb_phase "run $run: console lines"
-	# ---- 3. sync with a poller: request-to-done / request-to-clean
-	daemon sync
+	# ---- 3. sync with a poller: request-to-done / request-to-clean, and
+	# when the daemon read the backlog (its debug line for each probe,
+	# stamped with monotonic ms, mapped to wall ms)
+	XB_DAEMON_STAMP=1 XB_DAEMON_LOG=/tmp/scrub-sync.log
+	: > $XB_DAEMON_LOG
+	daemon sync '[daemon]\nlog-level = debug\n'
 	rm -f /tmp/scrub-poll.dat
 	if [ "$cap" = 1 ]; then
 		kind=physinfo-20ms
@@ -107,6 +111,14 @@ for run in $(seq 1 $RUNS); do
 $(awk -v r=$requested '$1 >= r { n++; if ($2 > 0) { dirty = 1; clean = "" } else if (dirty && clean == "") clean = $1 }
 	END { print n + 0, (dirty && clean != "") ? clean : "-" }' /tmp/scrub-poll.dat)
 EOF
+	XB_DAEMON_STAMP= XB_DAEMON_LOG=/tmp/xenreaperd.log
+	# Both clocks in one line: stamp is waiting on its read when xbtool ms
+	# exits, so the two are a few ms apart, not two process starts.
+	mono_to_wall=$(xb_ms | $XB_TOOL stamp | awk '{ print $2 - $1 }')
+	probes_seen=$(awk -v o=$mono_to_wall -v r=$requested '/scrub backlog [0-9]+ pages/ {
+		for (i = 1; i < NF; i++) if ($i == "backlog") p = $(i + 1)
+		printf " +%d:%s", $1 + o - r, p }' /tmp/scrub-sync.log)
+	xb_note "run $run: sync: the daemon's probes (ms after the request:pages):$probes_seen; done at +$((finished - requested))"
 	to_done=$((finished - requested))
 	if [ "$clean" = - ]; then
 		to_clean= ratio=
