@@ -20,8 +20,8 @@
 #define SCRUB_DEFERRED_MAX_DELAY_MS (60 * 1000)
 /* and never twice within this. */
 #define SCRUB_DEFERRED_MIN_GAP_MS (60 * 1000)
-/* Cheap probes with a sync job waiting: at the predicted drain, yet no
- * more often than every EVERY_MS / this. */
+/* Cheap probes with a sync job waiting: at half the predicted time left,
+ * yet no more often than every EVERY_MS / this, */
 #define SCRUB_EXACT_MIN_GAP_DIV 10
 /* and, before any rate is learnt, the second reading at EVERY_MS / this. */
 #define SCRUB_EXACT_LEARN_DIV 4

@@ -114,7 +114,7 @@ EOF
 	XB_DAEMON_STAMP= XB_DAEMON_LOG=/tmp/xenreaperd.log
 	# Both clocks in one line: stamp is waiting on its read when xbtool ms
 	# exits, so the two are a few ms apart, not two process starts.
-	mono_to_wall=$(xb_ms | $XB_TOOL stamp | awk '{ print $2 - $1 }')
+	mono_to_wall=$(xb_ms | $XB_TOOL stamp | awk '{ printf "%.0f\n", $2 - $1 }')
 	probes_seen=$(awk -v o=$mono_to_wall -v r=$requested '/scrub backlog [0-9]+ pages/ {
 		for (i = 1; i < NF; i++) if ($i == "backlog") p = $(i + 1)
 		printf " +%d:%s", $1 + o - r, p }' /tmp/scrub-sync.log)
