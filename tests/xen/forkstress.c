@@ -83,36 +83,39 @@ static double fs_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* /proc/PID/LEAF into BUF (LEN bytes, NUL-terminated); 0 if unreadable. */
+static int fs_read_proc(pid_t pid, const char *leaf, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, leaf);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return 1;
+}
+
 /* Whether PID sleeps in futex(2): state S and syscall 202 in /proc; the
  * futex's address in *UADDR. */
 static int fs_in_futex(pid_t pid, unsigned long *uaddr)
 {
-	char path[64], buf[512], *p, state;
-	ssize_t n;
+	char buf[512], *p, state;
 	long nr;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!fs_read_proc(pid, "stat", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %c", &state) != 1 || state != 'S')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/syscall", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!fs_read_proc(pid, "syscall", buf, sizeof(buf)))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	return sscanf(buf, "%ld %lx", &nr, uaddr) == 2 && nr == 202;	/* __NR_futex, x86-64 */
 }
 
