@@ -128,8 +128,20 @@ void bed_wait_gone(struct bed *b, uint32_t domid)
 {
 	struct timespec pause = { 0, 5 * 1000 * 1000 };
 
+	const struct job *job;
+
 	for (int i = 0; i < 1000 && fake_hv_exists(b->hv, domid); i++)
 		nanosleep(&pause, NULL);
+	/* Gone is not returned: the worker whose destroy removed it may still
+	 * be on its way out of hv_destroy (under valgrind, for long enough to
+	 * be seen).  Unless that destroy is still held in the fake, collect
+	 * until its job has left the pool. */
+	for (int i = 0; i < 1000 && !fake_hv_destroying(b->hv, domid) &&
+	     (job = reaper_find_job(b->r, domid)) && job->in_worker; i++) {
+		reaper_handle_workers(b->r);
+		if ((job = reaper_find_job(b->r, domid)) && job->in_worker)
+			nanosleep(&pause, NULL);
+	}
 	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
 	     worker_pool_busy(b->pool) < reaper_busy(b->r); i++) {
 		reaper_handle_workers(b->r);

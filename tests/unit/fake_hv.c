@@ -529,6 +529,18 @@ void fake_hv_set_scrub_exact(struct hv *hv, bool exact)
 	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 
+bool fake_hv_destroying(struct hv *hv, uint32_t domid)
+{
+	struct fake_hv *fh = fh_of(hv);
+	bool inside = false;
+
+	pthread_mutex_lock(&fh->lock);
+	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_MAX; i++)
+		inside |= fh->inflight[i] == domid;
+	pthread_mutex_unlock(&fh->lock);
+	return inside;
+}
+
 void fake_hv_thread_counts(struct hv *hv, unsigned *prepared, unsigned *unprepared_destroys)
 {
 	pthread_mutex_lock(&fh_of(hv)->lock);

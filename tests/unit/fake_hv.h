@@ -75,6 +75,8 @@ void fake_hv_set_outstanding(struct hv *hv, uint64_t pages);
 /* Whether physinfo's figure is the real backlog (a patched hypervisor's
  * XEN_SYSCTL_PHYSCAP_scrub_pages); false at first, as on every release. */
 void fake_hv_set_scrub_exact(struct hv *hv, bool exact);
+/* Whether a destroy of DOMID is inside the fake now (held, or running). */
+bool fake_hv_destroying(struct hv *hv, uint32_t domid);
 /* Threads that went through hv_thread_prepare, and destroys called on a
  * thread that had not. */
 void fake_hv_thread_counts(struct hv *hv, unsigned *prepared, unsigned *unprepared_destroys);
