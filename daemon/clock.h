@@ -2,8 +2,12 @@
 #pragma once
 #include <stdint.h>
 
-/* Monotonic milliseconds; drives intervals, back-off and retention. */
+/* Monotonic milliseconds; drives intervals, back-off and retention.  Main
+ * thread only.  Never decreases; may lag CLOCK_MONOTONIC by a tick. */
 int64_t clock_mono_ms(void);
+/* CLOCK_MONOTONIC is known to have passed MS (a timer set for it fired):
+ * clock_mono_ms() returns no less from now on.  No-op on the fake clock. */
+void clock_mono_reached(int64_t ms);
 /* Wall-clock milliseconds since the epoch; what timestamps in xenstore show. */
 int64_t clock_wall_ms(void);
 /* Tests only: freeze both clocks at MONO/WALL (ms); clock_advance moves both. */

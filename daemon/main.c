@@ -345,6 +345,7 @@ static int daemon_run(struct daemon *d)
 		[POLL_TIMER] = { .fd = d->timer_fd, .events = POLLIN },
 	};
 	uint64_t expirations;
+	int64_t deadline;
 	int rc;
 
 	for (;;) {
@@ -358,7 +359,8 @@ static int daemon_run(struct daemon *d)
 					   reaper_stuck(d->reaper));
 			return 0;
 		}
-		rc = timer_arm(d->timer_fd, daemon_next_deadline(d));
+		deadline = daemon_next_deadline(d);
+		rc = timer_arm(d->timer_fd, deadline);
 		if (rc)
 			return rc;
 		daemon_notify_status(d);
@@ -369,9 +371,12 @@ static int daemon_run(struct daemon *d)
 		}
 		if (fds[POLL_SIGNALS].revents && daemon_handle_signals(d))
 			return 0;
-		if (fds[POLL_TIMER].revents &&
-		    read(d->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-			return -errno;
+		if (fds[POLL_TIMER].revents) {
+			if (read(d->timer_fd, &expirations, sizeof(expirations)) > 0)
+				clock_mono_reached(deadline);	/* it fired: due now */
+			else if (errno != EAGAIN)
+				return -errno;
+		}
 		if (fds[POLL_WORKERS].revents)
 			reaper_handle_workers(d->reaper);
 		if (fds[POLL_STORE].revents)
