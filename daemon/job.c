@@ -387,9 +387,23 @@ static bool job_shown_is(const struct job *job, enum job_node node, const char *
 	return shown && (shown->known & (1u << node)) && !strcmp(shown->text[node], value ? value : "");
 }
 
+static bool job_shown_make(struct job *job)
+{
+	return job->shown || (job->shown = calloc(1, sizeof(*job->shown)));
+}
+
+/* JOB's directory was just removed: every node is known absent. */
+static void job_shown_absent(struct job *job)
+{
+	if (!job_shown_make(job))
+		return;		/* unknown: removed again, harmlessly */
+	memset(job->shown->text, 0, sizeof(job->shown->text));
+	job->shown->known = (1u << JOB_NODE_COUNT) - 1;
+}
+
 static void job_shown_set(struct job *job, enum job_node node, const char *value)
 {
-	if (!job->shown && !(job->shown = calloc(1, sizeof(*job->shown))))
+	if (!job_shown_make(job))
 		return;		/* unknown: written every time */
 	if (value && strlen(value) >= JOB_SHOWN_LEN) {
 		job->shown->known &= ~(1u << node);
@@ -436,18 +450,6 @@ static int job_put_time(struct job *job, struct store *s, store_tx tx, enum job_
 		return job_put(job, s, tx, node, leaf, NULL);
 	layout_format_time(text, wall_ms);
 	return job_put(job, s, tx, node, leaf, text);
-}
-
-static int job_write_time(struct store *s, store_tx tx, uint32_t domid, const char *leaf,
-			  int64_t wall_ms)
-{
-	char path[LAYOUT_PATH_LEN], text[32];
-
-	layout_job_path(path, domid, leaf);
-	if (!wall_ms)
-		return store_rm(s, tx, path);
-	layout_format_time(text, wall_ms);
-	return store_write(s, tx, path, text);
 }
 
 int job_publish_state(struct job *job, struct store *s, store_tx tx)
@@ -498,9 +500,17 @@ int job_publish(struct job *job, struct store *s, store_tx tx)
 		{ "policy", job_policy_name(job->policy) },
 		{ "priority", job_priority_name(job->priority) },
 	};
-	char path[LAYOUT_PATH_LEN];
+	char path[LAYOUT_PATH_LEN], text[32];
 	int rc;
 
+	/* One request clears what an earlier job of this domid, or a publish
+	 * that failed, left; the state and progress nodes that are to be
+	 * absent then need none. */
+	layout_job_path(path, job->domid, NULL);
+	rc = store_rm(s, tx, path);
+	if (rc)
+		return rc;
+	job_shown_absent(job);
 	for (size_t i = 0; i < N_ELEMS(fixed); i++) {
 		layout_job_path(path, job->domid, fixed[i].leaf);
 		rc = store_write(s, tx, path, fixed[i].value);
@@ -511,9 +521,13 @@ int job_publish(struct job *job, struct store *s, store_tx tx)
 	rc = store_writef(s, tx, path, "%" PRIu64, job->pages_total);
 	if (rc)
 		return rc;
-	rc = job_write_time(s, tx, job->domid, "requested", job->requested_wall);
-	if (rc)
-		return rc;
+	if (job->requested_wall) {
+		layout_job_path(path, job->domid, "requested");
+		layout_format_time(text, job->requested_wall);
+		rc = store_write(s, tx, path, text);
+		if (rc)
+			return rc;
+	}
 	return job_publish_state(job, s, tx);
 }
 

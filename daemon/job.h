@@ -155,8 +155,7 @@ bool job_pages_coming_back(const struct job *job, int64_t now);
  * held-by, error and rate as they are now (pointers into JOB). */
 struct log_fields job_log_fields(const struct job *job, enum log_event event);
 
-/* Write every node of JOB (those of job_publish_state and _progress only
- * where they differ from what JOB last had committed). */
+/* Replace JOB's directory: remove it, then write every node JOB has. */
 int job_publish(struct job *job, struct store *s, store_tx tx);
 /* Write just state, error, held-by and times (cheap, on transitions),
  * those that changed. */

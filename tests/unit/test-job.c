@@ -168,11 +168,51 @@ static void test_publish_changed_only(void)
 	store_free(s);
 }
 
+/* A new job's publish replaces the record an earlier job of its domid
+ * left, in one removal: no node of the old job survives, and no absent
+ * node is removed one by one. */
+static void test_publish_replaces(void)
+{
+	struct store *s = fake_store_new();
+	char path[LAYOUT_PATH_LEN];
+	struct job *job;
+	unsigned before;
+
+	clock_set_fake(5000, 1700000100123);
+	job = new_job(14);
+	layout_job_path(path, 14, "error");
+	store_write(s, STORE_TX_NONE, path, "the old job's error");
+	layout_job_path(path, 14, "finished");
+	store_write(s, STORE_TX_NONE, path, "1600000000.000");
+	layout_job_path(path, 14, "last-release");
+	store_write(s, STORE_TX_NONE, path, "1600000000.000");
+	job->pages_total = job->pages_left = 1000;
+	before = fake_store_calls(s, FAKE_STORE_RM);
+	ok(job_publish(job, s, STORE_TX_NONE) == 0, "a queued job published over an old record");
+	is_int(fake_store_calls(s, FAKE_STORE_RM) - before, 1, "  one removal: the directory");
+	layout_job_path(path, 14, "error");
+	ok(fake_store_get(s, path) == NULL, "  the old error is gone");
+	layout_job_path(path, 14, "finished");
+	ok(fake_store_get(s, path) == NULL, "  so is its finished time");
+	layout_job_path(path, 14, "last-release");
+	ok(fake_store_get(s, path) == NULL, "  and its last release");
+	layout_job_path(path, 14, "state");
+	is_str(fake_store_get(s, path), "queued", "  the new state is there");
+	layout_job_path(path, 14, "requested");
+	is_str(fake_store_get(s, path), "1700000100.123", "  and its requested time");
+	before = store_changes(s);
+	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "its state published again");
+	is_int(store_changes(s) - before, 0, "  nothing written: the absent nodes are known absent");
+	job_free(job);
+	store_free(s);
+}
+
 int main(void)
 {
 	test_transitions();
 	test_times_and_progress();
 	test_fail();
+	test_publish_replaces();
 	test_publish_load();
 	test_publish_changed_only();
 	return tap_done();
