@@ -11,8 +11,9 @@
 #      times are stretched; counts are what they are), mlock/munlock among
 #      them, and the resched IPIs dom0 took (/proc/interrupts, RES).
 # XB_BENCH_RUNS runs each (default 3), tools interleaved run by run.
-# Figures go to the host: xen-dom0.csv, xen-syscalls.csv, and the latency
-# samples of run 1 (xen-xslat.dat) for the distribution plot.  A failed
+# Figures go to the host: xen-dom0.csv, xen-syscalls.csv, and every run's
+# latency samples (xen-xslat.dat: tool, phase, µs, run), pooled by the
+# report for a p99 over all runs and for the distribution plot.  A failed
 # measurement fails the scenario: no figure from it reaches the host.
 . $XB_LIB
 RUNS=${XB_BENCH_RUNS:-3}
@@ -89,7 +90,7 @@ dom0_run() {
 			fail "$tool run $run: no samples in the $phase window"
 		printf '%s\n' "xs-p50-us-$phase,$tool,$run,$p50" "xs-p99-us-$phase,$tool,$run,$p99" \
 			"xs-reads-$phase,$tool,$run,$n" "spin-units-per-100ms-$phase,$tool,$run,$work" >> $CSV
-		[ $run = 1 ] && window /tmp/lat.txt $a $b | sed "s/^/$tool $phase /" >> $LAT
+		window /tmp/lat.txt $a $b | sed "s/^/$tool $phase /; s/\$/ $run/" >> $LAT
 		eval "${phase}_p99=$p99 ${phase}_work=$work"
 	done
 	echo "teardown-ms,$tool,$run,$((t1 - t0))" >> $CSV
