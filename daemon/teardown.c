@@ -58,6 +58,8 @@ static void teardown_publish_progress(struct reaper *r, struct job *job)
 			rc = store_tx_end(r->store, tx, false);
 	}
 	if (rc) {
+		log_debug("domain %u: its progress was not published: %s; its job is published again whole",
+			  job->domid, strerror(-rc));
 		job_shown_forget(job);
 		reaper_set_dirty(r, job, true);
 	}

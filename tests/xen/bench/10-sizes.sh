@@ -164,7 +164,7 @@ $XB_TOOL floor-destroy 2>/dev/null	# usage only: loads libxl
 # pays (and nothing of the daemon's in the floors).
 phase xl floor
 
-xb_daemon_start || fail "xenreaperd starts"
+xb_daemon_start_fresh || fail "xenreaperd starts"
 pid=$XB_DAEMON_PID
 $CLI list >/dev/null || fail "warm-up: xenreaper list"
 rss() { awk -v f="$1:" '$1 == f { print $2 }' /proc/$pid/status; }
@@ -180,7 +180,7 @@ xb_daemon_stop
 # Sync: the same daemon with scrub = sync for every pool, asked by
 # `xenreaper destroy` (its caller figure does not depend on the policy).
 printf '[default]\nscrub = sync\n' > /tmp/sync.conf
-xb_daemon_start -c /tmp/sync.conf || fail "xenreaperd starts with scrub = sync"
+xb_daemon_start_fresh -c /tmp/sync.conf || fail "xenreaperd starts with scrub = sync"
 phase sync
 xb_daemon_stop
 

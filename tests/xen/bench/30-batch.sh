@@ -73,7 +73,7 @@ for shape in $SHAPES; do
 	done
 	for jobs in $JOBS; do
 		printf '[daemon]\njobs = %s\n' $jobs > /tmp/jobs$jobs.conf
-		xb_daemon_start -c /tmp/jobs$jobs.conf || fail "xenreaperd starts with jobs = $jobs"
+		xb_daemon_start_fresh -c /tmp/jobs$jobs.conf || fail "xenreaperd starts with jobs = $jobs"
 		for run in $(seq 1 $RUNS); do batch $run xenreaper-jobs$jobs; done
 		xb_daemon_stop
 	done

@@ -70,7 +70,7 @@ dom0_run() {
 	d=$(guest m4-$tool-$run $MIB4)
 	case $tool in xl) ;; *)
 		printf '[default]\npriority = %s\n' $tool > /tmp/prio.conf
-		xb_daemon_start -c /tmp/prio.conf || fail "xenreaperd starts with priority = $tool" ;;
+		xb_daemon_start_fresh -c /tmp/prio.conf || fail "xenreaperd starts with priority = $tool" ;;
 	esac
 	$XB_TOOL xs-latency /tmp/lat.txt & lat_pid=$!
 	$XB_TOOL spin /tmp/spin.txt & spin_pid=$!
@@ -112,7 +112,7 @@ syscall_run() {
 			fail "xl run $run: memory not back"
 		t1=$($XB_TOOL ms); r1=$(res_ipis) ;;
 	*)	printf '[daemon]\nprogress-interval = %s\n' $tool > /tmp/interval.conf
-		xb_daemon_start -c /tmp/interval.conf || fail "xenreaperd starts with progress-interval = $tool"
+		xb_daemon_start_fresh -c /tmp/interval.conf || fail "xenreaperd starts with progress-interval = $tool"
 		strace -c -f -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
 		i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		grep -q attached /tmp/st.err || fail "strace did not attach to xenreaperd"

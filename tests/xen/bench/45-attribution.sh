@@ -163,7 +163,7 @@ daemon_teardown() {
 
 daemon_run() {
 	d=$(guest at-daemon-s$1)
-	xb_daemon_start || fail "xenreaperd starts"
+	xb_daemon_start_fresh || fail "xenreaperd starts"
 	for t in /proc/$XB_DAEMON_PID/task/*; do echo "${t##*/} $(cat $t/comm)"; done > /tmp/tasks.txt
 	strace -f -tt -s 64 -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
 	i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

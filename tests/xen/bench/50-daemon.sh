@@ -89,7 +89,7 @@ probe_series() {
 
 for policy in deferred sync; do
 	printf '[daemon]\nlog-level = debug\n[default]\nscrub = %s\n' $policy > /tmp/probe.conf
-	xb_daemon_start -c /tmp/probe.conf || fail "xenreaperd starts with scrub = $policy"
+	xb_daemon_start_fresh -c /tmp/probe.conf || fail "xenreaperd starts with scrub = $policy"
 	# The scrub backlog over time (for the plot), probed every 200 ms by
 	# xbtool for one 2 GiB teardown, and when its job said done.
 	d=$(xb_guest trace-$policy 2048) || fail "create a 2 GiB guest"
@@ -128,7 +128,7 @@ done
 
 # ---- measure 7, RSS with QUEUED jobs queued and after FINISHED more.
 printf '[daemon]\njobs = 1\n' > /tmp/one.conf
-xb_daemon_start -c /tmp/one.conf || fail "xenreaperd starts with jobs = 1"
+xb_daemon_start_fresh -c /tmp/one.conf || fail "xenreaperd starts with jobs = 1"
 pid=$XB_DAEMON_PID
 doms=
 i=1

@@ -67,7 +67,7 @@ teardown() {
 }
 daemon() {
 	printf '[default]\nscrub = %s\n%b' $1 "${2:-}" > /tmp/scrub-$1.conf
-	xb_daemon_start -c /tmp/scrub-$1.conf || fail "xenreaperd starts with scrub = $1"
+	xb_daemon_start_fresh -c /tmp/scrub-$1.conf || fail "xenreaperd starts with scrub = $1"
 }
 
 for run in $(seq 1 $RUNS); do
