@@ -70,8 +70,8 @@ goal() {
 	awk -v a="$1" -v b="$2" -v l="$3" 'BEGIN {
 		if (a == "" || b == "" || b == 0) { print "not measured"; exit }
 		r = a / b
-		if (r <= l) printf "met (%.2f× ≤ %.1f×)", r, l
-		else printf "**MISSED** by %.0f %% (%.2f× > %.1f×)", (r / l - 1) * 100, r, l }'
+		if (r <= l) printf "met (%.2f× ≤ %s×)", r, l
+		else printf "**MISSED** by %.0f %% (%.2f× > %s×)", (r / l - 1) * 100, r, l }'
 }
 sizes=$(awk '{ print $2 }' "$tmp/sizes" | sort -n -u | grep -v '^0$')
 mkey() { sed -n "s/^$1=//p" "$out/xen-machine.txt"; }
@@ -162,7 +162,11 @@ goals_issue18() {
 		awk -v a="$(med caller $s xl-async "$tmp/sizes")" -v b="$(med caller $s xenstore-write "$tmp/sizes")" -v s=$s \
 			'BEGIN { if (b > 0) printf "%.3f %s\n", a / b, s }'
 	done | sort -rn | head -n 1)
-	echo "| \`xl destroy --async\` blocks its caller ≤ 1.05× one \`xenstore-write\`, at every size | | worst $(echo "$worst" | awk '{ printf "%.2f× (%s MiB)", $1, $2 }') | $(echo "$worst" | awk '{ print ($1 <= 1.05 ? "met" : "**MISSED**") }') |"
+	ws=$(echo "$worst" | awk '{ print $2 }')
+	# The spread of both at the worst size: the floor is a process of its
+	# own too, and its runs differ by more than the goal's 5 %.
+	range() { awk -v m=caller -v s="$ws" -v t="$1" '$1 == m && $2 == s && $3 == t { printf "%d–%d ms", $6, $7 }' "$tmp/sizes"; }
+	echo "| \`xl destroy --async\` blocks its caller ≤ 1.05× one \`xenstore-write\`, at every size | | worst $(echo "$worst" | awk '{ printf "%.2f× (%s MiB", $1, $2 }'): over its runs the floor took $(range xenstore-write), \`xl destroy --async\` $(range xl-async)) | $(echo "$worst" | awk '{ print ($1 <= 1.05 ? "met" : "**MISSED**") }') |"
 	tail -n +2 "$out/scale.csv" | awk -F, '{ print $1, $4 }' | sort -k1,1n -k2,2n | awk '
 		{ v[$1] = v[$1] " " $2 }
 		END { for (k in v) { m = split(substr(v[k], 2), a, " "); print k, (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) } }' |
