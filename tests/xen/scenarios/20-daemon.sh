@@ -13,12 +13,14 @@ perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
 case "$perms" in *"(n0)"*) xb_ok "/tool/xenreaper is owned by dom0 with no access for others" ;;
 *) xb_not_ok "/tool/xenreaper permissions"; xb_note "  got: $perms" ;; esac
 
+xb_phase "the tree is dom0's alone"
 # --- one daemon per host: a second one refuses before touching xenstore
 $XB_DAEMON > /tmp/second.out 2>&1; rc=$?
 xb_is "$rc" 3 "a second xenreaperd exits with status 3"
 xb_check "  naming the running one's pid" grep -q "already running as pid $XB_DAEMON_PID" /tmp/second.out
 xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$XB_DAEMON_PID" "  and daemon/pid is untouched"
 
+xb_phase "one daemon per host"
 # --- a careless `xenstore-rm /tool/xenreaper`: the daemon puts it back
 xenstore-rm $XB_ROOT
 i=0; while [ "$(xb_read $XB_ROOT/daemon/pid)" != "$XB_DAEMON_PID" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -28,6 +30,7 @@ perms=$(xenstore-ls -p $XB_ROOT 2>/dev/null | head -n 1)
 case "$perms" in *"(n0)"*) xb_ok "  the tree is dom0-only again" ;; *) xb_not_ok "  the tree is dom0-only again"; xb_note "  got: $perms" ;; esac
 xb_check "  the daemon logged it" grep -q "removed or changed from under xenreaperd" /tmp/xenreaperd.log
 
+xb_phase "a careless 'xenstore-rm /tool/xenreaper'"
 # --- a 2 GiB guest, progress sampled while it goes
 domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 rm -f /tmp/samples
@@ -95,6 +98,7 @@ for leaf in requested started finished; do
 	xb_check "job has a $leaf time" sh -c "xenstore-read $XB_ROOT/job/$domid/$leaf | grep -Eq '^[0-9]+\.[0-9]{3}$'"
 done
 
+xb_phase "a 2 GiB guest, progress sampled while it goes"
 # --- three at once: all destroyed, one at a time, none lost
 pids=
 for n in 1 2 3; do xb_guest trio$n 256 > /tmp/trio$n.domid & pids="$pids $!"; done
@@ -132,6 +136,7 @@ starts=$(for d in $d1 $d2 $d3; do xb_read $XB_ROOT/job/$d/started; done | sort -
 xb_is "$starts" 3 "three teardowns started at three different times"
 xb_wait_memory $(($base3 + 3 * 65536)) "three guests' memory returned"
 
+xb_phase "three at once"
 # --- kill -9 in the middle of a 2 GiB teardown, then restart
 domid=$(xb_guest victim 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 # Kill it once the hypercall is releasing pages: truly mid-teardown.  The
@@ -160,6 +165,7 @@ xb_is "$(xb_state $domid)" done "resumed job ends done"
 xb_check "no domain $domid left after resume" sh -c "! $XB_TOOL pages $domid >/dev/null"
 xb_wait_memory $base "all memory returned after the resumed teardown"
 
+xb_phase "kill -9 in the middle of a 2 GiB teardown, then "
 # --- a request written while the daemon is down is served at start
 xb_daemon_stop
 xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "SIGTERM leaves daemon/state = stopped"
@@ -169,6 +175,7 @@ xb_daemon_start
 xb_wait_state $domid done 30
 xb_is "$(xb_state $domid)" done "request written while stopped is served at start"
 
+xb_phase "a request written while the daemon is down is se"
 # --- idle means idle: no system calls at all over 3 s.  A finished
 # teardown's pages may still await scrubbing, and the daemon probes that
 # backlog until it reads 0; only then is there nothing left to do.
@@ -213,4 +220,5 @@ if command -v strace >/dev/null; then
 fi
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 40
+xb_phase "idle means idle"
 xb_done

@@ -92,6 +92,7 @@ auto=$(xb_guest_booting poff-auto 128 $poff 'pool = "p1"' 'on_poweroff = "preser
 manual=$(xb_guest_booting poff-manual 128 $poff 'pool = "Pool-0"' 'on_poweroff = "preserve"')
 xb_check "two self-powering-off guests started" test -n "$auto" -a -n "$manual"
 
+xb_phase "deferred"
 # --- sync: scrubbing with pending > 0 while the CPUs are busy, then done
 # with 0 once they go idle and Xen scrubs.
 stop_busy() { kill $busy 2>/dev/null; busy=; }
@@ -109,6 +110,7 @@ t_scrub=$(awk '$2 == "scrubbing" { print $1; exit }' /tmp/watch.$syn)
 t_done=$(awk '$2 == "done" { print $1; exit }' /tmp/watch.$syn)
 xb_note "sync 2 GiB: request to scrubbing ${t_scrub:-?} ms, to done ${t_done:-?} ms"
 
+xb_phase "sync"
 # --- automatic teardown of preserved dead guests
 i=0; while ! $XB_TOOL info $manual 2>/dev/null | grep -q 'shutdown=1' && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 xb_check "guest $manual powered off and was preserved" sh -c "$XB_TOOL info $manual | grep -q 'shutdown=1 reason=0'"
@@ -120,6 +122,7 @@ sleep 5
 xb_check "the same guest in a request-only pool is left alone" $XB_TOOL pages $manual
 xb_check "  with no job" test -z "$(xb_state $manual)"
 
+xb_phase "automatic teardown of preserved dead guests"
 # --- SIGHUP with a bad file keeps the old policy
 sed 's/^scrub = deferred/scrub = sometimes/' /tmp/xr.conf > /tmp/xr.bad && cp /tmp/xr.bad /tmp/xr.conf
 kill -HUP $XB_DAEMON_PID
@@ -139,4 +142,5 @@ xb_check "daemon survived both reloads" kill -0 $XB_DAEMON_PID
 xb_request $spinner; xb_wait_state $spinner done 60
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 40
+xb_phase "SIGHUP with a bad file keeps the old policy"
 xb_done

@@ -15,6 +15,7 @@ xb_wait_state $d done 60
 xb_is "$(xb_state $d)" done "the daemon finished the teardown"
 xb_wait_memory $base "2 GiB returned after xl destroy --async"
 
+xb_phase "xl destroy --async returns at once; the daemon f"
 # --- xl destroy --async --wait shows progress and exits 0 at done; the
 # dynamic loader's record (LD_DEBUG, to a file of its own) shows that the
 # request took the UUID from xenstore and never loaded libxenctrl
@@ -29,6 +30,7 @@ xb_check "  and libxenctrl never loaded" sh -c '! cat /tmp/ldwait.* | grep -q li
 sed 's/^/XQTAP #   /' /tmp/wait.out | tail -n 4
 xb_is "$(xb_state $d)" done "  the job is done"
 
+xb_phase "xl destroy --async --wait shows progress and exi"
 # --- xenreaper destroy / wait / status / list, with --json
 d=$(xb_guest cli 512) || xb_not_ok "create 512 MiB guest"
 $XR destroy cli; rc=$?
@@ -48,6 +50,7 @@ $XR status no-such-domain > /tmp/xrbad.out 2>&1; rc=$?
 xb_check "xenreaper status of an unknown domain fails (exit $rc) with a message" \
 	sh -c "[ $rc -ne 0 ] && [ -s /tmp/xrbad.out ]"
 
+xb_phase "xenreaper destroy / wait / status / list, with -"
 # --- on a terminal, a live bar redrawn in place (script(1) gives it a pty)
 d=$(xb_guest tty 1024) || xb_not_ok "create 1 GiB guest"
 script -q -e -c "$XR destroy --wait $d" /tmp/tty.out > /dev/null 2>&1; rc=$?
@@ -56,6 +59,7 @@ xb_check "  redraws one line with carriage returns" grep -q "$(printf '\r')" /tm
 xb_check "  draws a bar with MiB and a rate" grep -qE '\[[=> ]+\].*MiB' /tmp/tty.out
 tr '\r' '\n' < /tmp/tty.out | grep -v '^$' | tail -n 3 | sed 's/^/XQTAP #   tty: /'
 
+xb_phase "on a terminal, a live bar redrawn in place (scri"
 # --- every other xl command: same output, same exit status
 # CPU times (Time(s) columns) move between two calls: compare without them.
 strip_time() { sed -E 's/[0-9]+\.[0-9]+/T/g'; }
@@ -84,6 +88,7 @@ same "no-such-command (fails)" no-such-command
 same "destroy without a domain (fails)" destroy
 same "help" help
 
+xb_phase "every other xl command"
 # --- the daemon down: the request is kept, --wait gives up with a hint
 xb_daemon_stop
 d=$(xb_guest later 256) || xb_not_ok "create 256 MiB guest"
@@ -112,4 +117,5 @@ xb_wait_state $d done 30
 xb_is "$(xb_state $d)" done "served when xenreaperd starts"
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 20
+xb_phase "the daemon down"
 xb_done

@@ -24,6 +24,7 @@ $XR --json status $f > /tmp/st.json 2>&1
 xb_check "  --json carries the rate as a number" grep -qE '"rate_mib_s":[0-9]+\.[0-9]' /tmp/st.json
 xb_check "  and no time left once done" grep -q '"eta_s":null,"stalled":false' /tmp/st.json
 
+xb_phase "a gone guest whose name starts with another job'"
 # --- xenstore's vm node is libxl's /vm/<uuid>, and a request carries that
 # UUID: the client asks xenstore alone (issue 18, part 2).  One the
 # hypervisor contradicts is refused by xenreaperd's UUID guard: nothing is
@@ -52,6 +53,7 @@ xenstore-write /local/domain/$g/vm "$vm"
 $XR destroy --wait guarded > /dev/null 2>&1; rc=$?
 xb_is $rc 0 "with xenstore consistent again, destroy by name works"
 
+xb_phase "xenstore's vm node is libxl's /vm/<uuid>, and a "
 # --- two xen-utils versions; the front runs the running hypervisor's
 # (4.17 on Debian 12, 4.20 on Debian 13)
 run=$(cat /sys/hypervisor/version/major).$(cat /sys/hypervisor/version/minor)
@@ -73,6 +75,7 @@ xb_check "with $run and 4.99 installed, the front runs $run's xl" grep -qx Domai
 xb_check "  (execve of /usr/lib/xen-$run/bin/xl)" grep -q "execve(\"/usr/lib/xen-$run/bin/xl\"" /tmp/front.trace
 xb_check "  never 4.99's" sh -c "! grep -q FAKE-XL /tmp/two.out"
 
+xb_phase "two xen-utils versions; the front runs the runni"
 # --- an orphan: list shows its reason, status what holds it
 d=$(xb_guest held 128) || xb_not_ok "create held"
 xb_hold_page holder $d; xb_is $? 0 "a dom0 helper (pid $holder) maps a page of domain $d"
@@ -96,6 +99,7 @@ kill -TERM $holder; wait $holder 2>/dev/null
 xb_wait_state $d done 120
 xb_is "$(xb_state $d)" done "the orphan's job ends done once the helper lets go"
 
+xb_phase "an orphan"
 # --- wait-free: quick answers
 $XR wait-free 1M > /tmp/wf.out 2>&1; rc=$?
 xb_is $rc 0 "wait-free 1M: exit 0 at once ($(cat /tmp/wf.out))"
@@ -108,6 +112,7 @@ $XR wait-free 512 > /tmp/wf.out 2>&1; rc=$?
 xb_is $rc 2 "wait-free 512 (no unit): usage error, exit 2"
 xb_check "  saying a unit is needed" grep -q "K, M, G or T" /tmp/wf.out
 
+xb_phase "wait-free"
 # --- xl create through the front: what builds nothing is exactly xl's
 cat > /tmp/small.cfg <<EOF
 name = "small"
@@ -157,4 +162,5 @@ xl destroy small
 xb_wait_memory $base "all memory back"
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 20
+xb_phase "xl create through the front"
 xb_done

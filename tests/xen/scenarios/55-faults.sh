@@ -181,6 +181,7 @@ for r in $(seq 1 $rounds); do
 	xb_note "round $r: create $((t_create - t_round)) ms, fault and recovery $(($(xb_ms) - t_create)) ms"
 done
 
+xb_phase "bystanders"
 # --- the tally, over every round, from xenstore and the daemon log
 jobs_dump > $F/jobs.end
 $XB_TOOL list > $F/now
@@ -243,6 +244,7 @@ xb_is "$untruthful" 0 "every failed job carries an error sentence"
 xb_is "$bystanders_ok" yes "the bystanders kept their UUID and tot_pages"
 xb_wait_memory $base "all memory of the requested guests back"
 
+xb_phase "the tally, over every round, from xenstore and t"
 # --- leave dom0 clean
 xb_daemon_stop
 for b in $(cat $F/by1 $F/by2); do xl destroy $b; done
@@ -250,4 +252,5 @@ awk '{ print $1 }' $F/now | while read d; do [ "$d" = 0 ] || xl destroy $d 2>/de
 xb_wait_memory $free0 "bystanders destroyed, dom0 clean"
 xb_note "scenario took $((($(xb_ms) - t_start) / 1000)) s for $rounds rounds"
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 60
+xb_phase "leave dom0 clean"
 xb_done

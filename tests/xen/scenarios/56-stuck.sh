@@ -104,6 +104,7 @@ xb_is "$(xb_read $XB_ROOT/job/$a/held-by)" "" "  with no held-by"
 # whichever the daemon sees first.
 xb_check "  the log says it goes on" xb_wait_log "domain $a .*its stuck teardown (returned|releases pages again) after" 10
 
+xb_phase "1. libxl's domain lock held by another process"
 # --- 2. a script= hotplug script that sleeps on remove far past the deadline
 truncate -s 16M $W/disk.img
 loop=$(losetup -f --show $W/disk.img) || { xb_not_ok "a loop device for the disk"; xb_done; }
@@ -149,6 +150,7 @@ grep -E "slow-block|killing execution" /var/log/xen/xen-hotplug.log $XB_DAEMON_L
 	tail -n 3 | sed 's/^/XQTAP #   | /'
 losetup -d $loop
 
+xb_phase "2. a script= hotplug script that sleeps on remov"
 # --- 3. a stop does not wait for a stuck teardown; it resumes on restart
 e=$(xb_guest stuck-stop 96) || { xb_not_ok "create a guest for the stop"; xb_done; }
 lock_domain $e
@@ -171,4 +173,5 @@ xb_is "$(xb_state $e)" done "  the next start resumes it to done"
 xb_wait_memory $base "every guest's memory is back"
 xb_daemon_stop
 [ $XB_FAILED -eq 0 ] || { tail -n 30 /var/log/xen/xen-hotplug.log; xb_daemon_log 40; }
+xb_phase "3. a stop does not wait for a stuck teardown; it"
 xb_done
