@@ -55,6 +55,7 @@ static struct fx_node *fx_nodes;
 static size_t fx_n, fx_cap;
 static struct xs_handle *fx_handles;
 static unsigned long fx_requests;
+static _Thread_local unsigned long fx_thread_requests;
 static unsigned fx_latency_us;
 static xs_transaction_t fx_next_tx = 1;
 static xc_domaininfo_t fx_domains[FX_MAX_DOMAINS];
@@ -265,6 +266,11 @@ unsigned long fake_xs_requests(void)
 	return n;
 }
 
+unsigned long fake_xs_requests_here(void)
+{
+	return fx_thread_requests;
+}
+
 void fake_xs_set_latency_us(unsigned us)
 {
 	pthread_mutex_lock(&fx_lock);
@@ -278,6 +284,7 @@ static void fx_request(void)
 {
 	unsigned us;
 
+	fx_thread_requests++;
 	pthread_mutex_lock(&fx_lock);
 	fx_requests++;
 	us = fx_latency_us;

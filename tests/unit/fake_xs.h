@@ -19,6 +19,9 @@ unsigned fake_xs_count(const char *path);
 /* Requests made through xs_* (reads, writes, removals, directories,
  * transaction starts and ends, watches) by every handle so far. */
 unsigned long fake_xs_requests(void);
+/* The same, by the calling thread only: a client's, with a daemon thread
+ * making its own meanwhile. */
+unsigned long fake_xs_requests_here(void);
 /* Each request through xs_* takes US microseconds more, as a loaded
  * xenstored under emulation does (0: none). */
 void fake_xs_set_latency_us(unsigned us);
