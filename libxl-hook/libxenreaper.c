@@ -583,8 +583,10 @@ static int xr_xc(struct xenreaper *h)
 		       h->xc_msg[0] ? h->xc_msg : strerror(-rc));
 }
 
-/* The UUID the hypervisor has for DOMID; -ESRCH if it has no such domain. */
-static int xr_domain_uuid(struct xenreaper *h, uint32_t domid, char uuid[XENREAPER_UUID_LEN])
+/* The UUID the hypervisor has for DOMID, and whether it has shut down;
+ * -ESRCH if it has no such domain. */
+static int xr_domain_uuid(struct xenreaper *h, uint32_t domid, char uuid[XENREAPER_UUID_LEN],
+			  bool *shut_down)
 {
 	xc_domaininfo_t info;
 	const uint8_t *u;
@@ -603,6 +605,7 @@ static int xr_domain_uuid(struct xenreaper *h, uint32_t domid, char uuid[XENREAP
 	}
 	if (got == 0 || info.domain != domid)
 		return xr_fail(h, -ESRCH, "no domain %u is running", domid);
+	*shut_down = info.flags & XEN_DOMINF_shutdown;
 	u = info.handle;
 	snprintf(uuid, XENREAPER_UUID_LEN,
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
@@ -655,11 +658,20 @@ out:
 }
 
 /* What xenstore shows of /local/domain/DOMID, read in one transaction so
- * that its name and vm node are those of one domain.  A name proves the
- * directory is there; only a domain without one costs a read of it. */
+ * that its name, its vm node and the name in that vm's directory are
+ * those of one domain.  A name proves the directory is there; only a
+ * domain without one costs a read of it. */
+static void xr_seen_free(struct lookup_seen *seen)
+{
+	free(seen->name);
+	free(seen->vm);
+	free(seen->vm_name);
+	memset(seen, 0, sizeof(*seen));
+}
+
 static int xr_seen_read(struct xenreaper *h, uint32_t domid, struct lookup_seen *seen)
 {
-	char path[LAYOUT_PATH_LEN], *home = NULL;
+	char path[LAYOUT_PATH_LEN], vm_uuid[XENREAPER_UUID_LEN], *home = NULL;
 	xs_transaction_t t;
 	int rc;
 
@@ -679,22 +691,17 @@ static int xr_seen_read(struct xenreaper *h, uint32_t domid, struct lookup_seen 
 		snprintf(path, sizeof(path), XR_DOMAIN_DIR "/%u/vm", domid);
 		rc = xr_read(h, t, path, &seen->vm);
 	}
+	if (!rc && !lookup_vm_uuid(seen->vm, vm_uuid)) {
+		snprintf(path, sizeof(path), "/vm/%s/name", vm_uuid);
+		rc = xr_read(h, t, path, &seen->vm_name);
+	}
 	xs_transaction_end(h->xsh, t, true);	/* read-only: abort */
 	free(home);
 	if (rc && rc != -ENOENT) {
-		free(seen->name);
-		free(seen->vm);
-		memset(seen, 0, sizeof(*seen));
+		xr_seen_free(seen);
 		return xr_fail(h, rc, "reading %s: %s", path, strerror(-rc));
 	}
 	return 0;
-}
-
-static void xr_seen_free(struct lookup_seen *seen)
-{
-	free(seen->name);
-	free(seen->vm);
-	memset(seen, 0, sizeof(*seen));
 }
 
 /* ---------------------------------------------------------------- API */
@@ -795,7 +802,8 @@ int xenreaper_state_is_final(enum xenreaper_state state)
 
 /*
  * A domain libxl made names its UUID in xenstore, and one reading is
- * enough (lookup_from_xenstore() says why that is safe).  Otherwise
+ * enough (lookup_from_xenstore() says why that is safe); a guest xl
+ * preserved does not (lookup.c).  Otherwise
  * xenstore is read before and after the hypervisor is asked for the UUID,
  * and lookup_check() compares the three readings, so that a domid reused
  * in between is reported instead of handing out the new guest's UUID.
@@ -805,6 +813,7 @@ int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_o
 {
 	struct lookup_seen before = { 0 }, after = { 0 };
 	char hv_uuid[XENREAPER_UUID_LEN], why[512], *name = NULL;
+	struct lookup_hv hv = { .uuid = hv_uuid };
 	const char *want_name = NULL;
 	uint32_t domid;
 	int rc;
@@ -836,13 +845,13 @@ int xenreaper_resolve(struct xenreaper *h, const char *domain, uint32_t *domid_o
 			before.name = NULL;
 			goto found;
 		}
-		rc = xr_domain_uuid(h, domid, hv_uuid);
+		rc = xr_domain_uuid(h, domid, hv_uuid, &hv.shut_down);
 		if (rc)
 			goto out;
 		rc = xr_seen_read(h, domid, &after);
 		if (rc)
 			goto out;
-		rc = lookup_check(domid, want_name, &before, hv_uuid, &after, why, sizeof(why));
+		rc = lookup_check(domid, want_name, &before, &hv, &after, why, sizeof(why));
 		if (rc) {
 			rc = xr_fail(h, rc, "%s", why);
 			goto out;

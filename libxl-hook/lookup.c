@@ -14,8 +14,19 @@
  * A "vm" node not in libxl's form (domain 0 has none) proves nothing and
  * is not held against the domain.
  *
- * Where one transaction shows the domain's name and a "vm" in libxl's
- * form, that reading alone names its UUID (lookup_from_xenstore), and
+ * One domain's "vm" names another UUID by design: a guest xl preserved
+ * (on_crash = "rename-restart" and the like).  libxl_domain_preserve()
+ * renames it, points its "vm" at a new /vm/<uuid> that holds no name, and
+ * leaves its hypervisor handle, the UUID the daemon's guard checks and
+ * `xl list -v` shows, as it was.  So a shut-down domain whose "vm"
+ * directory has no name is taken by its handle.  A reused domid cannot
+ * pass for one: the new domain has not run, so it has not shut down,
+ * until libxl has written its own directory.
+ *
+ * Where one transaction shows the domain's name, a "vm" in libxl's form
+ * and that name in the "vm" directory (libxl__domain_make writes both and
+ * libxl__domain_rename keeps them equal; a preserved guest's has none),
+ * that reading alone names its UUID (lookup_from_xenstore), and
  * the hypervisor is not asked: only dom0 writes under /local/domain/N
  * (libxl gives the guest read access only), libxl wrote both nodes in
  * one transaction, and xenreaperd checks the UUID against the hypervisor
@@ -101,14 +112,16 @@ static const char *lookup_quote(char *buf, size_t len, const char *name)
 	return buf;
 }
 
-/* 0 if SEEN's "vm" names UUID or is not libxl's; -EAGAIN (WHY) if it
- * names another domain. */
+/* 0 if SEEN's "vm" names UUID, is not libxl's, or is a preserved guest's
+ * (HV shut down, the "vm" directory nameless); -EAGAIN (WHY) if it names
+ * another domain. */
 static int lookup_check_vm(uint32_t domid, const struct lookup_seen *seen, const char *uuid,
-			   const char *when, char *why, size_t len)
+			   const struct lookup_hv *hv, const char *when, char *why, size_t len)
 {
 	char vm_uuid[XENREAPER_UUID_LEN];
 
-	if (!seen->vm || lookup_vm_uuid(seen->vm, vm_uuid) || !strcmp(vm_uuid, uuid))
+	if (!seen->vm || lookup_vm_uuid(seen->vm, vm_uuid) || !strcmp(vm_uuid, uuid) ||
+	    (hv->shut_down && !seen->vm_name))
 		return 0;
 	snprintf(why, len,
 		 "domain %u changed while it was being looked up: the hypervisor gives UUID %s, but "
@@ -139,22 +152,24 @@ int lookup_from_xenstore(uint32_t domid, const char *want_name, const struct loo
 			 lookup_quote(b, sizeof(b), seen->name));
 		return -EAGAIN;
 	}
-	if (!seen->name || lookup_vm_uuid(seen->vm, uuid))
+	if (!seen->name || lookup_vm_uuid(seen->vm, uuid) ||
+	    !lookup_same_text(seen->name, seen->vm_name))
 		return -ENODATA;
 	return 0;
 }
 
 int lookup_check(uint32_t domid, const char *want_name, const struct lookup_seen *before,
-		 const char *hv_uuid, const struct lookup_seen *after, char *why, size_t len)
+		 const struct lookup_hv *hv, const struct lookup_seen *after, char *why,
+		 size_t len)
 {
 	const char *expect = want_name ? want_name : before->name;
 	char uuid[XENREAPER_UUID_LEN], a[160], b[160];
 	int rc;
 
 	why[0] = '\0';
-	if (lookup_uuid_normalise(hv_uuid, uuid)) {
+	if (lookup_uuid_normalise(hv->uuid, uuid)) {
 		snprintf(why, len, "domain %u: the hypervisor's UUID '%s' is not a UUID", domid,
-			 hv_uuid ? hv_uuid : "(null)");
+			 hv->uuid ? hv->uuid : "(null)");
 		return -EINVAL;
 	}
 	if ((want_name && !before->home) || (before->home && !after->home)) {
@@ -162,9 +177,9 @@ int lookup_check(uint32_t domid, const char *want_name, const struct lookup_seen
 			 lookup_quote(a, sizeof(a), expect));
 		return -ESRCH;
 	}
-	rc = lookup_check_vm(domid, before, uuid, "before that", why, len);
+	rc = lookup_check_vm(domid, before, uuid, hv, "before that", why, len);
 	if (!rc)
-		rc = lookup_check_vm(domid, after, uuid, "after that", why, len);
+		rc = lookup_check_vm(domid, after, uuid, hv, "after that", why, len);
 	if (rc)
 		return rc;
 	if (!lookup_same_text(expect, before->name) || !lookup_same_text(expect, after->name)) {

@@ -16,6 +16,7 @@ struct lookup_seen {
 	bool home;		/* /local/domain/DOMID exists */
 	char *name;		/* its "name", NULL if it has none */
 	char *vm;		/* its "vm" ("/vm/<uuid>" from libxl), NULL if none */
+	char *vm_name;		/* that /vm/<uuid>/name, NULL if none or "vm" is not libxl's */
 };
 
 /* Whether TEXT is a domid, the rule of xl and libxl: all decimal digits
@@ -32,15 +33,24 @@ int lookup_uuid_normalise(const char *text, char out[XENREAPER_UUID_LEN]);
 int lookup_vm_uuid(const char *vm, char out[XENREAPER_UUID_LEN]);
 /* The UUID of DOMID (found by WANT_NAME, NULL: by domid) from SEEN alone:
  * 0 if SEEN shows it named (as WANT_NAME, if given) with a "vm" in libxl's
- * form; -ENODATA if the hypervisor must be asked (no name, or no such
- * "vm"); -ESRCH if it is not there, -EAGAIN if it bears another name
- * (the sentence saying so goes into WHY, LEN bytes). */
+ * form whose directory bears the same name; -ENODATA if the hypervisor
+ * must be asked (no name, no such "vm", or a "vm" directory of another
+ * name or none, as a guest xl preserved has); -ESRCH if it is not there,
+ * -EAGAIN if it bears another name (the sentence saying so goes into WHY,
+ * LEN bytes). */
 int lookup_from_xenstore(uint32_t domid, const char *want_name, const struct lookup_seen *seen,
 			 char uuid[XENREAPER_UUID_LEN], char *why, size_t len);
-/* Whether BEFORE (xenstore, read first), HV_UUID (the hypervisor's, read
- * next) and AFTER (xenstore, read last) describe the same domain DOMID,
- * found by WANT_NAME (NULL: by domid).  0 if so; -EAGAIN if it changed
- * (its domid was reused, or it was renamed), -ESRCH if it went away; the
- * sentence saying so goes into WHY (LEN bytes). */
+/* What the hypervisor said of a domain. */
+struct lookup_hv {
+	const char *uuid;	/* its handle, as text */
+	bool shut_down;		/* it has shut down (crashed, powered off, ...) */
+};
+
+/* Whether BEFORE (xenstore, read first), HV (the hypervisor's, read next)
+ * and AFTER (xenstore, read last) describe the same domain DOMID, found by
+ * WANT_NAME (NULL: by domid).  0 if so; -EAGAIN if it changed (its domid
+ * was reused, or it was renamed), -ESRCH if it went away; the sentence
+ * saying so goes into WHY (LEN bytes). */
 int lookup_check(uint32_t domid, const char *want_name, const struct lookup_seen *before,
-		 const char *hv_uuid, const struct lookup_seen *after, char *why, size_t len);
+		 const struct lookup_hv *hv, const struct lookup_seen *after, char *why,
+		 size_t len);

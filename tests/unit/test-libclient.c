@@ -204,6 +204,27 @@ static void plant_domain(uint32_t domid, uint8_t seed, const char *name, uint64_
 	put(path, name);
 	snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
 	putf(path, "/vm/%s", uuid);
+	snprintf(path, sizeof(path), "/vm/%s/name", uuid);
+	put(path, name);
+}
+
+/* A guest xl preserved (on_crash = "rename-restart"), as
+ * libxl_domain_preserve leaves it: renamed NAME, its "vm" node pointed at
+ * a new /vm/<VM_SEED's UUID> holding only "uuid", its hypervisor handle
+ * (SEED's UUID) untouched, and crashed. */
+static void plant_preserved(uint32_t domid, uint8_t seed, uint8_t vm_seed, const char *name)
+{
+	char path[64], vm_uuid[37];
+
+	fake_xc_uuid_text(vm_seed, vm_uuid);
+	fake_xc_add(domid, seed, 25600,
+		    XEN_DOMINF_shutdown | (SHUTDOWN_crash << XEN_DOMINF_shutdownshift));
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	put(path, name);
+	snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
+	putf(path, "/vm/%s", vm_uuid);
+	snprintf(path, sizeof(path), "/vm/%s/uuid", vm_uuid);
+	put(path, vm_uuid);
 }
 
 /* ---------------------------------------------------------------- a xenreaperd on its own handle */
@@ -411,9 +432,9 @@ static void test_request_without_hypervisor(void)
 	daemon_start(true, false);
 	plant_domain(7, 7, "web7", 25600);
 	loads = fake_xc_loads();
-	requests = fake_xs_requests();
+	requests = fake_xs_requests_here();
 	run_main(r, xl_front_main, by_domid);
-	requests_vm = fake_xs_requests() - requests;
+	requests_vm = fake_xs_requests_here() - requests;
 	is_int(r->status, 0, "from xenstore: xl destroy --async 7 succeeds");
 	is_int((int)(fake_xc_loads() - loads), 0, "  without loading libxenctrl");
 	fake_xc_uuid_text(7, uuid);
@@ -432,9 +453,9 @@ static void test_request_without_hypervisor(void)
 	snprintf(path, sizeof(path), "/local/domain/9/vm");
 	fake_xs_rm(path);
 	loads = fake_xc_loads();
-	requests = fake_xs_requests();
+	requests = fake_xs_requests_here();
 	run_main(r, xl_front_main, no_vm);
-	requests = fake_xs_requests() - requests;
+	requests = fake_xs_requests_here() - requests;
 	is_int(r->status, 0, "no vm node: xl destroy --async 9 succeeds");
 	ok(fake_xc_loads() > loads, "  after asking the hypervisor");
 	fake_xc_uuid_text(9, uuid);
@@ -444,6 +465,60 @@ static void test_request_without_hypervisor(void)
 	free(value);
 	ok(requests_vm < requests, "one reading asks xenstore less: %lu requests, %lu with the hypervisor",
 	   requests_vm, requests);
+	if (tap_failed)
+		printf("# the front printed:\n%s", r->err);
+	daemon_stop();
+	free(r);
+}
+
+/* A guest xl preserved keeps its hypervisor UUID while its "vm" node names
+ * a new one: the request must carry the hypervisor's, the one the daemon's
+ * guard checks (and `xl list -v` shows).  A domid whose "vm" names another
+ * UUID while its domain runs is still a reused domid, refused. */
+static void test_request_preserved(void)
+{
+	const char *by_name[] = { "xl", "destroy", "--async", "web-20261205T2146Z", NULL };
+	const char *by_domid[] = { "xl", "destroy", "--async", "12", NULL };
+	const char *running[] = { "xl", "destroy", "--async", "13", NULL };
+	struct run *r = calloc(1, sizeof(*r));
+	char uuid[37], path[LAYOUT_PATH_LEN], *value;
+
+	fresh();
+	daemon_start(true, false);
+	plant_domain(10, 10, "web", 25600);		/* restarted: the same hypervisor UUID */
+	plant_preserved(11, 10, 111, "web-20261205T2146Z");
+	run_main(r, xl_front_main, by_name);
+	is_int(r->status, 0, "a preserved guest: xl destroy --async web-20261205T2146Z succeeds");
+	fake_xc_uuid_text(10, uuid);
+	layout_request_path(path, 11);
+	value = fake_xs_read(path);
+	is_str(value ? value : "(none)", uuid, "  and requests the hypervisor's UUID, not the vm node's");
+	free(value);
+	layout_request_path(path, 10);
+	value = fake_xs_read(path);
+	ok(!value, "  and nothing for the restarted guest of the same UUID");
+	free(value);
+
+	plant_preserved(12, 12, 112, "db-20261205T2146Z");
+	run_main(r, xl_front_main, by_domid);
+	is_int(r->status, 0, "a preserved guest by domid: xl destroy --async 12 succeeds");
+	fake_xc_uuid_text(12, uuid);
+	layout_request_path(path, 12);
+	value = fake_xs_read(path);
+	is_str(value ? value : "(none)", uuid, "  with the hypervisor's UUID");
+	free(value);
+
+	/* The same xenstore, but the domain runs: a new domain took the domid
+	 * before libxl rewrote its directory. */
+	plant_preserved(13, 13, 113, "old-20261205T2146Z");
+	fake_xc_add(13, 13, 25600, 0);
+	run_main(r, xl_front_main, running);
+	ok(r->status != 0, "the same xenstore over a running domain: refused (%d)", r->status);
+	ok(strstr(r->err, "domid was reused") != NULL, "  saying the domid was reused");
+	layout_request_path(path, 13);
+	value = fake_xs_read(path);
+	ok(!value, "  and requesting nothing");
+	free(value);
 	if (tap_failed)
 		printf("# the front printed:\n%s", r->err);
 	daemon_stop();
@@ -771,5 +846,6 @@ int main(void)
 	test_hung_daemon();
 	test_top_plain();
 	test_request_without_hypervisor();
+	test_request_preserved();
 	return tap_done();
 }

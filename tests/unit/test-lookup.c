@@ -20,11 +20,16 @@ static char web[] = "web", db[] = "db", web2[] = "web2", dom0[] = "Domain-0";
 static char vm1[] = "/vm/" U1, vm2[] = "/vm/" U2, vm1_upper[] = "/vm/" U1_UPPER;
 static char vm_odd[] = "/vm/not-a-uuid", vm_other[] = "/elsewhere/" U2;
 
-static const struct lookup_seen nothing = { false, NULL, NULL };
-static const struct lookup_seen web_u1 = { true, web, vm1 };
-static const struct lookup_seen web_u2 = { true, web, vm2 };
-static const struct lookup_seen db_u2 = { true, db, vm2 };
-static const struct lookup_seen web2_u1 = { true, web2, vm1 };
+/* As libxl leaves them: the name in /local/domain/N and in its vm's
+ * directory alike. */
+static const struct lookup_seen nothing = { false, NULL, NULL, NULL };
+static const struct lookup_seen web_u1 = { true, web, vm1, web };
+static const struct lookup_seen web_u2 = { true, web, vm2, web };
+static const struct lookup_seen db_u2 = { true, db, vm2, db };
+static const struct lookup_seen web2_u1 = { true, web2, vm1, web2 };
+/* A guest xl preserved: renamed, its vm a new directory with no name. */
+static char web_kept[] = "web-20261205T2146Z";
+static const struct lookup_seen kept_u2 = { true, web_kept, vm2, NULL };
 
 static void test_domid_text(void)
 {
@@ -72,6 +77,7 @@ struct guard_case {
 	const char *want_name;
 	const struct lookup_seen *before;
 	const char *hv_uuid;
+	bool shut_down;
 	const struct lookup_seen *after;
 	int rc;
 	const char *says[3];
@@ -79,59 +85,71 @@ struct guard_case {
 
 static void test_guard(void)
 {
-	const struct lookup_seen dom0_seen = { true, dom0, NULL };
-	const struct lookup_seen web_odd_vm = { true, web, vm_odd };
-	const struct lookup_seen web_upper = { true, web, vm1_upper };
-	const struct lookup_seen web_no_vm = { true, web, NULL };
-	const struct lookup_seen home_only = { true, NULL, NULL };
+	const struct lookup_seen dom0_seen = { true, dom0, NULL, NULL };
+	const struct lookup_seen web_odd_vm = { true, web, vm_odd, NULL };
+	const struct lookup_seen web_upper = { true, web, vm1_upper, web };
+	const struct lookup_seen web_no_vm = { true, web, NULL, NULL };
+	const struct lookup_seen home_only = { true, NULL, NULL, NULL };
+	const struct lookup_seen web_u2_other_vm_name = { true, web, vm2, db };
 	const struct guard_case cases[] = {
-		{ "by name, nothing changed", "web", &web_u1, U1, &web_u1, 0, { NULL } },
-		{ "by domid, nothing changed", NULL, &web_u1, U1, &web_u1, 0, { NULL } },
-		{ "the hypervisor's UUID may be upper case", NULL, &web_u1, U1_UPPER, &web_u1, 0, { NULL } },
-		{ "the vm node may be upper case", "web", &web_upper, U1, &web_upper, 0, { NULL } },
-		{ "domain 0 has no vm node", NULL, &dom0_seen, DOM0, &dom0_seen, 0, { NULL } },
-		{ "a domain without a vm node is judged by its name", "web", &web_no_vm, U1,
-		  &web_no_vm, 0, { NULL } },
-		{ "a vm node not in libxl's form proves nothing", "web", &web_odd_vm, U1,
-		  &web_odd_vm, 0, { NULL } },
-		{ "a domid xenstore never knew: the hypervisor's word", NULL, &nothing, U1, &nothing,
+		{ "by name, nothing changed", "web", &web_u1, U1, false, &web_u1, 0, { NULL } },
+		{ "by domid, nothing changed", NULL, &web_u1, U1, false, &web_u1, 0, { NULL } },
+		{ "the hypervisor's UUID may be upper case", NULL, &web_u1, U1_UPPER, false, &web_u1,
 		  0, { NULL } },
-		{ "a home without a name, twice", NULL, &home_only, U1, &home_only, 0, { NULL } },
+		{ "the vm node may be upper case", "web", &web_upper, U1, false, &web_upper, 0, { NULL } },
+		{ "domain 0 has no vm node", NULL, &dom0_seen, DOM0, false, &dom0_seen, 0, { NULL } },
+		{ "a domain without a vm node is judged by its name", "web", &web_no_vm, U1, false,
+		  &web_no_vm, 0, { NULL } },
+		{ "a vm node not in libxl's form proves nothing", "web", &web_odd_vm, U1, false,
+		  &web_odd_vm, 0, { NULL } },
+		{ "a domid xenstore never knew: the hypervisor's word", NULL, &nothing, U1, false, &nothing,
+		  0, { NULL } },
+		{ "a home without a name, twice", NULL, &home_only, U1, false, &home_only, 0, { NULL } },
 
-		{ "by name, the domid was reused before the hypervisor was asked", "web", &web_u1, U2,
+		{ "by name, the domid was reused before the hypervisor was asked", "web", &web_u1, U2, false,
 		  &db_u2, -EAGAIN,
 		  { "domain 5 changed while it was being looked up", U2, U1 } },
-		{ "by name, reused after the hypervisor was asked", "web", &web_u1, U1, &db_u2, -EAGAIN,
+		{ "by name, reused after the hypervisor was asked", "web", &web_u1, U1, false, &db_u2, -EAGAIN,
 		  { "domain 5 changed while it was being looked up", U1, U2 } },
-		{ "by domid, reused before the hypervisor was asked", NULL, &web_u1, U2, &db_u2,
+		{ "by domid, reused before the hypervisor was asked", NULL, &web_u1, U2, false, &db_u2,
 		  -EAGAIN, { "domain 5 changed", "reused" } },
-		{ "by domid, reused by a guest of the same name", NULL, &web_u1, U2, &web_u2, -EAGAIN,
+		{ "by domid, reused by a guest of the same name", NULL, &web_u1, U2, false, &web_u2, -EAGAIN,
 		  { "domain 5 changed", U2, U1 } },
 		{ "by name, reused by a guest of the same name after the hypervisor", "web", &web_u1,
-		  U1, &web_u2, -EAGAIN, { "domain 5 changed", U1, U2 } },
-		{ "by name, the first reading already shows another guest", "web", &db_u2, U2, &db_u2,
+		  U1, false, &web_u2, -EAGAIN, { "domain 5 changed", U1, U2 } },
+		{ "by name, the first reading already shows another guest", "web", &db_u2, U2, false, &db_u2,
 		  -EAGAIN, { "named it 'web', then 'db'" } },
-		{ "renamed during the lookup", "web", &web_u1, U1, &web2_u1, -EAGAIN,
+		{ "renamed during the lookup", "web", &web_u1, U1, false, &web2_u1, -EAGAIN,
 		  { "'web', then 'web2'", "renamed" } },
-		{ "by domid, the domain appeared during the lookup", NULL, &nothing, U1, &web_u1,
+		{ "by domid, the domain appeared during the lookup", NULL, &nothing, U1, false, &web_u1,
 		  -EAGAIN, { "named it no name, then 'web'" } },
-		{ "by name, gone during the lookup", "web", &web_u1, U1, &nothing, -ESRCH,
+		{ "by name, gone during the lookup", "web", &web_u1, U1, false, &nothing, -ESRCH,
 		  { "domain 5 ('web') went away while it was being looked up" } },
-		{ "by name, gone before its home was read", "web", &nothing, U1, &nothing, -ESRCH,
+		{ "by name, gone before its home was read", "web", &nothing, U1, false, &nothing, -ESRCH,
 		  { "went away" } },
-		{ "by name, gone and its domid reused", "web", &nothing, U2, &db_u2, -ESRCH,
+		{ "by name, gone and its domid reused", "web", &nothing, U2, false, &db_u2, -ESRCH,
 		  { "went away" } },
-		{ "by domid, gone during the lookup", NULL, &web_u1, U1, &nothing, -ESRCH,
+		{ "by domid, gone during the lookup", NULL, &web_u1, U1, false, &nothing, -ESRCH,
 		  { "domain 5 ('web') went away" } },
-		{ "the hypervisor's UUID is checked", NULL, &web_u1, "garbage", &web_u1, -EINVAL,
+		{ "a guest xl preserved: its vm names a new UUID, the hypervisor the old",
+		  "web-20261205T2146Z", &kept_u2, U1, true, &kept_u2, 0, { NULL } },
+		{ "the same by domid", NULL, &kept_u2, U1, true, &kept_u2, 0, { NULL } },
+		{ "a preserved guest's xenstore over a running domain: the domid was reused",
+		  NULL, &kept_u2, U1, false, &kept_u2, -EAGAIN, { "domain 5 changed", "reused" } },
+		{ "a shut-down domain whose vm directory names a guest: the domid was reused",
+		  NULL, &web_u2_other_vm_name, U1, true, &web_u2_other_vm_name, -EAGAIN,
+		  { "domain 5 changed", U1, U2 } },
+		{ "a shut-down domain, reused by a guest of the same name", NULL, &web_u1, U2, true,
+		  &web_u2, -EAGAIN, { "domain 5 changed", U2, U1 } },
+		{ "the hypervisor's UUID is checked", NULL, &web_u1, "garbage", false, &web_u1, -EINVAL,
 		  { "'garbage' is not a UUID" } },
 	};
 	char why[512];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		const struct guard_case *c = &cases[i];
-		int rc = lookup_check(5, c->want_name, c->before, c->hv_uuid, c->after, why,
-				      sizeof(why));
+		const struct lookup_hv hv = { c->hv_uuid, c->shut_down };
+		int rc = lookup_check(5, c->want_name, c->before, &hv, c->after, why, sizeof(why));
 		int says = 1;
 
 		for (int j = 0; j < 3 && c->says[j]; j++)
@@ -146,11 +164,12 @@ static void test_guard(void)
 static void test_from_xenstore(void)
 {
 	static char noname_vm[] = "/vm/" U2;
-	const struct lookup_seen no_name = { true, NULL, noname_vm };
-	const struct lookup_seen odd_vm = { true, web, vm_odd };
-	const struct lookup_seen other_vm = { true, web, vm_other };
-	const struct lookup_seen no_vm = { true, web, NULL };
-	const struct lookup_seen upper = { true, web, vm1_upper };
+	const struct lookup_seen no_name = { true, NULL, noname_vm, NULL };
+	const struct lookup_seen odd_vm = { true, web, vm_odd, NULL };
+	const struct lookup_seen other_vm = { true, web, vm_other, NULL };
+	const struct lookup_seen no_vm = { true, web, NULL, NULL };
+	const struct lookup_seen upper = { true, web, vm1_upper, web };
+	const struct lookup_seen vm_named_db = { true, web, vm1, db };
 	char uuid[XENREAPER_UUID_LEN], why[512];
 
 	memset(uuid, 'x', sizeof(uuid));
@@ -171,6 +190,12 @@ static void test_from_xenstore(void)
 	       "a vm node not in libxl's form: the hypervisor must be asked");
 	is_int(lookup_from_xenstore(5, NULL, &no_name, uuid, why, sizeof(why)), -ENODATA,
 	       "no name (not libxl's making): the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, NULL, &kept_u2, uuid, why, sizeof(why)), -ENODATA,
+	       "a vm directory without a name (a guest xl preserved): the hypervisor must be asked");
+	is_int(lookup_from_xenstore(5, "web-20261205T2146Z", &kept_u2, uuid, why, sizeof(why)),
+	       -ENODATA, "  by name too");
+	is_int(lookup_from_xenstore(5, NULL, &vm_named_db, uuid, why, sizeof(why)), -ENODATA,
+	       "a vm directory of another name: the hypervisor must be asked");
 	is_int(lookup_from_xenstore(5, NULL, &nothing, uuid, why, sizeof(why)), -ESRCH,
 	       "by domid, nothing in xenstore: no such domain");
 	ok(strstr(why, "no domain 5 is running") != NULL, "  says so (%s)", why);

@@ -62,13 +62,16 @@ _xb_create() {
 xb_guest() { _xb_create -p "$@"; }
 
 # xb_initrd NAME COMMAND: a tiny busybox initramfs whose init runs COMMAND
-# (busybox applets by name); prints its path.
+# (busybox applets by name); prints its path.  Its /sbin/poweroff, which
+# the kernel runs when dom0 asks the guest to power off (xl shutdown), is
+# there before init runs, so such a request is never lost.
 xb_initrd() {
 	if [ ! -f /tmp/$1.cpio.gz ]; then
-		rm -rf /tmp/$1.d; mkdir -p /tmp/$1.d/bin
+		rm -rf /tmp/$1.d; mkdir -p /tmp/$1.d/bin /tmp/$1.d/sbin
 		cp /bin/busybox /tmp/$1.d/bin/busybox
 		printf '#!/bin/busybox sh\n/bin/busybox --install -s /bin\nexport PATH=/bin\n%s\n' "$2" > /tmp/$1.d/init
-		chmod +x /tmp/$1.d/init
+		printf '#!/bin/busybox sh\nexec /bin/busybox poweroff -f\n' > /tmp/$1.d/sbin/poweroff
+		chmod +x /tmp/$1.d/init /tmp/$1.d/sbin/poweroff
 		(cd /tmp/$1.d && find . | cpio -o -H newc 2>/dev/null | gzip -1) > /tmp/$1.cpio.gz
 	fi
 	echo /tmp/$1.cpio.gz
