@@ -1,7 +1,8 @@
 /*
  * fake_store: a flat path -> value map with just enough xenstore semantics
  * (parents created on write, recursive rm, watches on prefixes, whole-map
- * transactions) to drive reaper.c deterministically.  Single-threaded: only
+ * transactions, libxenstore's E2BIG for a request over its payload limit)
+ * to drive reaper.c deterministically.  Single-threaded: only
  * the main thread touches the store in the daemon too.  Nodes are sorted by
  * path (a lookup is a binary search) and a transaction keeps an undo log of
  * what it changed, not a copy of the map: the scale bench drives 10,000
@@ -175,6 +176,9 @@ static int fs_write(struct store *s, store_tx tx, const char *path, const char *
 
 	if (rc)
 		return rc;
+	/* libxenstore's check, before anything is sent (xs_talkv). */
+	if (strlen(path) + 1 + strlen(value) > STORE_PAYLOAD_MAX)
+		return -E2BIG;
 	parent = strdup(path);
 	/* Create missing parents, top down, as xenstored does. */
 	for (slash = strchr(parent + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
