@@ -38,6 +38,9 @@ unsigned fake_store_count(struct store *s, const char *path);
 void fake_store_inject(struct store *s, enum fake_store_op op, unsigned nth, int err, bool sticky);
 /* Every read of exactly PATH fails with ERR (NULL: none does). */
 void fake_store_fail_reads(struct store *s, const char *path, int err);
+/* Every write of exactly PATH fails with ERR, changing nothing (NULL:
+ * none does). */
+void fake_store_fail_writes(struct store *s, const char *path, int err);
 /* Calls of OP made so far. */
 unsigned fake_store_calls(struct store *s, enum fake_store_op op);
 /* Injected failures returned so far. */
