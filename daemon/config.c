@@ -17,6 +17,7 @@
 #include "duration.h"
 #include "hv.h"
 #include "log.h"
+#include "sentence.h"
 
 const char *const config_scrub_probe_names[CONFIG_N_PROBES] = {
 	[CONFIG_PROBE_AUTO] = "auto", [CONFIG_PROBE_PHYSINFO] = "physinfo",
@@ -314,19 +315,12 @@ void config_log_reloaded(const struct config *cfg)
 
 int config_errors_join(const struct config_errors *errs, char **out)
 {
-	char *text = NULL;
-	size_t len, i;
-	FILE *f;
+	static const struct sentence_kind error = { "error", "errors" };
+	struct sentence st;
 
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
-	for (i = 0; i < errs->n; i++)
-		fprintf(f, "%s%s", i ? "\n" : "", errs->v[i].text);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	*out = text;
-	return 0;
+	sentence_init(&st, SENTENCE_MAX);
+	for (size_t i = 0; i < errs->n; i++)
+		sentence_item(&st, &error, "%s%s", i ? "\n" : "", errs->v[i].text);
+	sentence_left(&st, "\n");
+	return sentence_finish(&st, out);
 }

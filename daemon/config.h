@@ -124,11 +124,13 @@ void config_errors_clear(struct config_errors *errs);
 /* Each message through log_err(). */
 void config_errors_log(const struct config_errors *errs);
 /* Log that a reload of PATH failed with RC and ERRS, the policy in effect
- * kept: one entry with every error (ERROR, as config_errors_join() gives
+ * kept: one entry with the errors (ERROR, as config_errors_join() gives
  * them) for a log pipeline, then each on a line of its own. */
 void config_log_reload_failed(const char *path, int rc, const struct config_errors *errs,
 			      const char *error);
 /* Log that a reload put CFG in effect. */
 void config_log_reloaded(const struct config *cfg);
-/* All messages, one per line, into a string to free(); "" if none. */
+/* The messages, one per line, into a string to free(); "" if none.  It
+ * is published, so it holds what fits in SENTENCE_MAX and ends "and N
+ * more errors" for the rest (config_errors_log logs each). */
 int config_errors_join(const struct config_errors *errs, char **out);

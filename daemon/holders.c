@@ -30,9 +30,17 @@
 #include <unistd.h>
 
 #include "holders.h"
+#include "sentence.h"
 
 /* Of a device model's command line quoted in held-by. */
 #define HOLDERS_CMDLINE_MAX 240
+/* Of one backend's list of devices: a domain with hundreds of disks
+ * still leaves room for the other backends and the processes. */
+#define HOLDERS_DEVICES_MAX 1024
+
+static const struct sentence_kind holders_device = { "device", "devices" };
+static const struct sentence_kind holders_backend_kind = { "backend", "backends" };
+static const struct sentence_kind holders_process = { "process", "processes" };
 
 static const char *holders_proc_root = HOLDERS_PROC_ROOT;
 
@@ -52,15 +60,17 @@ const char *holders_xenbus_state(unsigned long state)
 }
 
 /* The devices under backend directory PATH, as ": 51712 Connected, ...",
- * appended to F; whether one of them is qdisk's is the caller's. */
-static int holders_devices(struct store *store, const char *path, FILE *f)
+ * malloc'd into *OUT; whether one of them is qdisk's is the caller's. */
+static int holders_devices(struct store *store, const char *path, char **out)
 {
 	char **devs = NULL, *leaf = NULL, *value;
+	struct sentence st;
 	unsigned n_devs = 0;
 	int rc = 0;
 
+	sentence_init(&st, HOLDERS_DEVICES_MAX);
 	if (store_list(store, STORE_TX_NONE, path, &devs, &n_devs))
-		return 0;	/* it just went */
+		n_devs = 0;	/* it just went */
 	for (unsigned d = 0; d < n_devs; d++) {
 		free(leaf);
 		if (asprintf(&leaf, "%s/%s/state", path, devs[d]) < 0) {
@@ -69,14 +79,20 @@ static int holders_devices(struct store *store, const char *path, FILE *f)
 			break;
 		}
 		if (store_read(store, STORE_TX_NONE, leaf, &value)) {
-			fprintf(f, "%s%s state unknown", d ? ", " : ": ", devs[d]);
+			sentence_item(&st, &holders_device, "%s%s state unknown", d ? ", " : ": ", devs[d]);
 			continue;
 		}
-		fprintf(f, "%s%s %s", d ? ", " : ": ", devs[d], holders_xenbus_state(strtoul(value, NULL, 10)));
+		sentence_item(&st, &holders_device, "%s%s %s", d ? ", " : ": ", devs[d],
+			      holders_xenbus_state(strtoul(value, NULL, 10)));
 		free(value);
 	}
+	sentence_left(&st, ", ");
 	free(leaf);
 	store_names_free(devs, n_devs);
+	if (sentence_finish(&st, out))
+		return rc ? rc : -ENOMEM;
+	if (rc)
+		free(*out);
 	return rc;
 }
 
@@ -122,7 +138,7 @@ int holders_foreach_backend(struct store *store, uint32_t domid, holders_backend
 
 struct holders_backends {
 	struct store *store;
-	FILE *f;
+	struct sentence *st;
 	unsigned *found;
 	bool *qdisk;
 };
@@ -132,20 +148,24 @@ struct holders_backends {
 static int holders_backend(const char *backdom, const char *type, const char *path, void *opaque)
 {
 	struct holders_backends *b = opaque;
+	char *devices;
 	int rc;
 
 	*b->qdisk = *b->qdisk || !strcmp(type, "qdisk");
-	fprintf(b->f, "%s%s backend in domain %s (%s", (*b->found)++ ? ", " : "", type, backdom, path);
-	rc = holders_devices(b->store, path, b->f);
-	if (!rc)
-		fputc(')', b->f);
-	return rc;
+	rc = holders_devices(b->store, path, &devices);
+	if (rc)
+		return rc;
+	sentence_item(b->st, &holders_backend_kind, "%s%s backend in domain %s (%s%s)", (*b->found)++ ? ", " : "",
+		      type, backdom, path, devices);
+	free(devices);
+	return 0;
 }
 
-/* Backends left for DOMID, appended to F; *QDISK set if one is qdisk's. */
-static int holders_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found, bool *qdisk)
+/* Backends left for DOMID, appended to ST; *QDISK set if one is qdisk's. */
+static int holders_backends(struct store *store, uint32_t domid, struct sentence *st, unsigned *found,
+			    bool *qdisk)
 {
-	struct holders_backends b = { .store = store, .f = f, .found = found, .qdisk = qdisk };
+	struct holders_backends b = { .store = store, .st = st, .found = found, .qdisk = qdisk };
 
 	return holders_foreach_backend(store, domid, holders_backend, &b);
 }
@@ -214,10 +234,11 @@ static long holders_qemu_domid(const char *cmdline)
 }
 
 /* Processes other than us mapping Xen memory that may hold DOMID,
- * appended to F; *RUNNING counts xenstored and xenconsoled left out. */
-static int holders_processes(uint32_t domid, bool qdisk, FILE *f, unsigned *found, unsigned *running)
+ * appended to ST; *RUNNING counts xenstored and xenconsoled left out. */
+static int holders_processes(uint32_t domid, bool qdisk, struct sentence *st, unsigned *found,
+			     unsigned *running)
 {
-	char comm[64], self[16], cmdline[HOLDERS_CMDLINE_MAX];
+	char comm[64], self[16], cmdline[HOLDERS_CMDLINE_MAX], role[HOLDERS_CMDLINE_MAX + 32];
 	struct dirent *entry;
 	bool stopped, infra;
 	long qemu_domid;
@@ -243,13 +264,15 @@ static int holders_processes(uint32_t domid, bool qdisk, FILE *f, unsigned *foun
 			(*running)++;
 			continue;
 		}
-		fprintf(f, "%s%s %s", (*found)++ ? ", " : "", entry->d_name, comm[0] ? comm : "?");
+		role[0] = '\0';
 		if (qemu_domid == (long)domid)
-			fprintf(f, " (its device model: %s)", cmdline);
+			snprintf(role, sizeof(role), " (its device model: %s)", cmdline);
 		else if (qemu_domid == 0)
-			fprintf(f, " (dom0's qdisk backend: %s)", cmdline);
-		if (stopped)
-			fprintf(f, " (stopped%s)", infra ? ": it lets go of a dead domain only when it runs" : "");
+			snprintf(role, sizeof(role), " (dom0's qdisk backend: %s)", cmdline);
+		sentence_item(st, &holders_process, "%s%s %s%s%s%s%s", (*found)++ ? ", " : "", entry->d_name,
+			      comm[0] ? comm : "?", role, stopped ? " (stopped" : "",
+			      stopped && infra ? ": it lets go of a dead domain only when it runs" : "",
+			      stopped ? ")" : "");
 	}
 	closedir(dir);
 	return 0;
@@ -258,32 +281,30 @@ static int holders_processes(uint32_t domid, bool qdisk, FILE *f, unsigned *foun
 int holders_describe(struct store *store, uint32_t domid, uint64_t pages, char **out)
 {
 	unsigned backends = 0, processes = 0, running = 0;
+	struct sentence st;
 	bool qdisk = false;
-	char *text = NULL;
-	size_t size;
-	FILE *f;
+	char *text;
 	int rc;
 
-	f = open_memstream(&text, &size);
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "%" PRIu64 " page%s held; backends: ", pages, pages == 1 ? "" : "s");
-	rc = holders_backends(store, domid, f, &backends, &qdisk);
+	sentence_init(&st, SENTENCE_MAX);
+	sentence_add(&st, "%" PRIu64 " page%s held; backends: ", pages, pages == 1 ? "" : "s");
+	rc = holders_backends(store, domid, &st, &backends, &qdisk);
 	if (!rc) {
-		fprintf(f, "%s; dom0 processes with Xen mappings: ", backends ? "" : "none");
-		rc = holders_processes(domid, qdisk, f, &processes, &running);
+		sentence_left(&st, ", ");
+		sentence_add(&st, "%s; dom0 processes with Xen mappings: ", backends ? "" : "none");
+		rc = holders_processes(domid, qdisk, &st, &processes, &running);
 	}
-	if (!rc && !processes)
-		fputs("none", f);
+	if (!rc) {
+		sentence_left(&st, ", ");
+		if (!processes)
+			sentence_add(&st, "none");
+	}
 	if (!rc && running)
-		fputs(" (xenstored and xenconsoled run, and let go of a dead domain when they see it die: not suspects)",
-		      f);
+		sentence_add(&st, " (xenstored and xenconsoled run, and let go of a dead domain when they see it die: not suspects)");
 	if (!rc && !backends && !processes)
-		fputs(" (nothing dom0 can see: a driver domain's backend or a kernel thread may hold it)", f);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
+		sentence_add(&st, " (nothing dom0 can see: a driver domain's backend or a kernel thread may hold it)");
+	if (sentence_finish(&st, &text))
+		return rc ? rc : -ENOMEM;
 	if (rc) {
 		free(text);
 		return rc;

@@ -15,6 +15,7 @@
 #include "job.h"
 #include "layout.h"
 #include "leftovers.h"
+#include "sentence.h"
 
 static const char *const job_state_names[] = {
 	[JOB_QUEUED] = XENREAPER_JOB_QUEUED, [JOB_DESTROYING] = XENREAPER_JOB_DESTROYING,
@@ -215,10 +216,10 @@ int job_fail(struct job *job, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = vasprintf(&sentence, fmt, ap);
+	rc = sentence_vprintf(&sentence, fmt, ap);
 	va_end(ap);
-	if (rc < 0)
-		return -ENOMEM;
+	if (rc)
+		return rc;
 	rc = job_set_state(job, JOB_FAILED);
 	if (rc) {
 		free(sentence);
@@ -249,10 +250,10 @@ int job_set_error(struct job *job, const char *fmt, ...)
 		return -EINVAL;
 	if (fmt) {
 		va_start(ap, fmt);
-		rc = vasprintf(&sentence, fmt, ap);
+		rc = sentence_vprintf(&sentence, fmt, ap);
 		va_end(ap);
-		if (rc < 0)
-			return -ENOMEM;
+		if (rc)
+			return rc;
 	}
 	free(job->error);
 	job->error = sentence;
@@ -490,12 +491,13 @@ int job_publish_progress(struct job *job, struct store *s, store_tx tx)
 	return job_put_time(job, s, tx, JOB_NODE_LAST_RELEASE, "last-release", job->fell_wall);
 }
 
-int job_publish(struct job *job, struct store *s, store_tx tx)
+/* job_publish with NAME and POOL as they fit. */
+static int job_publish_all(struct job *job, struct store *s, store_tx tx, const char *name, const char *pool)
 {
 	const struct { const char *leaf, *value; } fixed[] = {
 		{ "uuid", job->uuid_text },
-		{ "name", job->name },
-		{ "pool", job->pool },
+		{ "name", name },
+		{ "pool", pool },
 		{ "reason", job_reason_name(job->reason) },
 		{ "policy", job_policy_name(job->policy) },
 		{ "priority", job_priority_name(job->priority) },
@@ -529,6 +531,23 @@ int job_publish(struct job *job, struct store *s, store_tx tx)
 			return rc;
 	}
 	return job_publish_state(job, s, tx);
+}
+
+int job_publish(struct job *job, struct store *s, store_tx tx)
+{
+	char *name = NULL, *pool = NULL;
+	int rc;
+
+	/* A name xenstore took under /local/domain may be too long for our
+	 * path: what fits of it (the job keeps all of it, for protect). */
+	rc = sentence_fit(job->name, &name);
+	if (!rc)
+		rc = sentence_fit(job->pool, &pool);
+	if (!rc)
+		rc = job_publish_all(job, s, tx, name, pool);
+	free(name);
+	free(pool);
+	return rc;
 }
 
 /* Read optional leaf into a malloc'd string; missing gives "". */

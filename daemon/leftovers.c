@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "leftovers.h"
+#include "sentence.h"
 
 /* The signal mask bit of SIGKILL (signal n is bit n - 1). */
 #define LEFTOVERS_SIGKILL_BIT (1ULL << 8)
@@ -284,22 +285,29 @@ unsigned leftovers_count(const struct leftovers *snap)
 	return n;
 }
 
-/* One thing left, appended to F after "; " if it is not the first. */
-static void leftovers_item(FILE *f, unsigned *found, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void leftovers_item(FILE *f, unsigned *found, const char *fmt, ...)
-{
-	va_list ap;
+static const struct sentence_kind leftovers_thing = { "thing left", "things left" };
 
-	fputs((*found)++ ? "; " : "", f);
+/* One thing left, appended to ST after "; " if it is not the first. */
+static void leftovers_item(struct sentence *st, unsigned *found, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void leftovers_item(struct sentence *st, unsigned *found, const char *fmt, ...)
+{
+	char *part;
+	va_list ap;
+	int rc;
+
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	rc = vasprintf(&part, fmt, ap);
 	va_end(ap);
+	if (rc < 0)
+		part = NULL;	/* counted as left out */
+	sentence_item(st, &leftovers_thing, "%s%s", (*found)++ ? "; " : "", part ? part : "");
+	free(part);
 }
 
 /* DEV's backend directory, if it is still in xenstore. */
-static int leftovers_check_backend(struct store *store, const struct leftovers_dev *dev, FILE *f,
-				   unsigned *found)
+static int leftovers_check_backend(struct store *store, const struct leftovers_dev *dev,
+				   struct sentence *text, unsigned *found)
 {
 	char *dir = NULL, *state = NULL, *status = NULL, *error = NULL;
 	int rc;
@@ -313,7 +321,7 @@ static int leftovers_check_backend(struct store *store, const struct leftovers_d
 	if (!rc)
 		rc = leftovers_read_opt(store, dev->backend, "hotplug-error", &error);
 	if (!rc)
-		leftovers_item(f, found, "%s backend %s still in xenstore (state %s%s%s%s%s)", dev->type,
+		leftovers_item(text, found, "%s backend %s still in xenstore (state %s%s%s%s%s)", dev->type,
 			       dev->backend, state ? state : "absent", status ? ", hotplug-status " : "",
 			       status ? status : "", error ? ": " : "", error ? error : "");
 	free(dir);
@@ -324,7 +332,7 @@ static int leftovers_check_backend(struct store *store, const struct leftovers_d
 }
 
 /* DEV's loop device, if it still backs the same file. */
-static void leftovers_check_loop(const struct leftovers_dev *dev, FILE *f, unsigned *found)
+static void leftovers_check_loop(const struct leftovers_dev *dev, struct sentence *text, unsigned *found)
 {
 	char backing[4096];
 	struct stat st;
@@ -333,55 +341,49 @@ static void leftovers_check_loop(const struct leftovers_dev *dev, FILE *f, unsig
 	    strcmp(backing, dev->backing))
 		return;
 	if (dev->image && stat(dev->image, &st) && errno == ENOENT)
-		leftovers_item(f, found, "vbd %s: %s still attached to %s, which xenreaperd and the block "
+		leftovers_item(text, found, "vbd %s: %s still attached to %s, which xenreaperd and the block "
 			       "script it runs cannot see (under the unit, PrivateTmp= hides /tmp and "
 			       "ProtectHome= /home and /root), so the script's remove found no file to detach",
 			       dev->dev, dev->loop, dev->backing);
 	else
-		leftovers_item(f, found, "vbd %s: %s still attached to %s (the block script's remove did not "
+		leftovers_item(text, found, "vbd %s: %s still attached to %s (the block script's remove did not "
 			       "detach it: see /var/log/xen/xen-hotplug.log)", dev->dev, dev->loop, dev->backing);
 }
 
 int leftovers_check(struct store *store, const struct leftovers *snap, char **out)
 {
 	unsigned long long start;
-	char *text = NULL;
+	struct sentence st;
 	unsigned found = 0;
+	char *text;
 	bool living;
-	size_t size;
-	FILE *f;
 	int rc = 0;
 
 	*out = NULL;
 	if (!leftovers_count(snap))
 		return 0;
-	f = open_memstream(&text, &size);
-	if (!f)
-		return -ENOMEM;
-	fputs("the domain is gone, but its teardown left behind: ", f);
+	sentence_init(&st, LEFTOVERS_TEXT_MAX);
+	sentence_add(&st, "the domain is gone, but its teardown left behind: ");
 	for (unsigned i = 0; i < snap->n_devs && !rc; i++) {
 		const struct leftovers_dev *dev = &snap->devs[i];
 
-		rc = leftovers_check_backend(store, dev, f, &found);
-		leftovers_check_loop(dev, f, &found);
+		rc = leftovers_check_backend(store, dev, &st, &found);
+		leftovers_check_loop(dev, &st, &found);
 		if (dev->ifindex >= 0 && leftovers_ifindex(dev->netdev) == dev->ifindex)
-			leftovers_item(f, &found, "vif %s: network interface %s still exists", dev->dev,
+			leftovers_item(&st, &found, "vif %s: network interface %s still exists", dev->dev,
 				       dev->netdev);
 	}
 	if (!rc && snap->dm_pid && leftovers_process(snap->dm_pid, &start, &living) &&
 	    start == snap->dm_start && living)
-		leftovers_item(f, &found, "device model pid %ld (%s) still running", snap->dm_pid,
+		leftovers_item(&st, &found, "device model pid %ld (%s) still running", snap->dm_pid,
 			       snap->dm_comm);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
+	sentence_left(&st, "; ");
+	if (sentence_finish(&st, &text))
+		return rc ? rc : -ENOMEM;
 	if (rc || !found) {
 		free(text);
 		return rc;
 	}
-	if (size > LEFTOVERS_TEXT_MAX)
-		memcpy(text + LEFTOVERS_TEXT_MAX - 3, "...", 4);
 	*out = text;
 	return 0;
 }

@@ -13,7 +13,8 @@
 
 #define LEFTOVERS_SYS_ROOT "/sys"
 #define LEFTOVERS_PROC_ROOT "/proc"
-/* Longest sentence leftovers_check gives (longer ones end in "..."). */
+/* Longest sentence leftovers_check gives (past it, the things left are
+ * counted: "and 3 more things left"). */
 #define LEFTOVERS_TEXT_MAX 480
 
 struct leftovers;

@@ -252,15 +252,17 @@ static void daemon_reload(struct daemon *d)
 		if (!joined && asprintf(&joined, "%s: %s", d->opts.config_path, strerror(-rc)) < 0)
 			joined = NULL;
 		config_log_reload_failed(d->opts.config_path, rc, &errs, joined);
-		reaper_set_config_error(d->reaper, joined ? joined : "reload failed");
+		rc = reaper_set_config_error(d->reaper, joined ? joined : "reload failed");
 	} else {
 		reaper_set_policy(d->reaper, fresh);
 		config_free(d->policy);
 		d->policy = fresh;
 		log_set_level(d->opts.verbose ? LOG_DEBUG : fresh->log_level);
-		reaper_set_config_error(d->reaper, NULL);
+		rc = reaper_set_config_error(d->reaper, NULL);
 		config_log_reloaded(fresh);
 	}
+	if (rc)
+		log_err("daemon/config-error not updated: %s", strerror(-rc));
 	free(joined);
 	config_errors_clear(&errs);
 	sd_notify(0, "READY=1");

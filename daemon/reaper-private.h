@@ -18,6 +18,16 @@
 #define REAPER_INDEX_MIN 64
 #define REAPER_INDEX_MAX 32768
 
+/* The daemon's own nodes: one whose publish failed is behind, and is
+ * published again with the jobs (reaper_republish) until it works. */
+enum reaper_node {
+	REAPER_NODE_TREE,		/* every one of them, and the directories */
+	REAPER_NODE_STATE,
+	REAPER_NODE_CONFIG,
+	REAPER_NODE_CONFIG_ERROR,
+	REAPER_NODE_ACTIVE,
+};
+
 struct reaper {
 	struct store *store;
 	struct hv *hv;
@@ -28,7 +38,9 @@ struct reaper {
 	struct orphans *orphans;
 	struct memory *memory;
 	struct metrics *metrics;
-	bool memory_failing;	/* its last update failed (logged once) */
+	bool memory_failing;	/* its last update failed (logged once): behind */
+	unsigned behind;	/* bit per enum reaper_node: its last publish failed */
+	const char *state;	/* what daemon/state is to say */
 	/* Every job.  From first_final on, only finished ones (done or
 	 * failed, retained), oldest finished first, so that expiry and the
 	 * cap take them from the front and the walks of a tick over what is
@@ -65,7 +77,8 @@ struct reaper {
 	bool have_domains;
 	struct backoff hv_failing;	/* listing domains or queueing a teardown
 					 * failing: hold what needs them */
-	struct backoff publish_failing;	/* republishing dirty jobs failing */
+	struct backoff publish_failing;	/* publishing what is behind failing:
+					 * dirty jobs, daemon nodes, memory */
 	struct backoff request_failing;	/* taking requests failing */
 	char *config_error;		/* published in daemon/config-error */
 	/* Done jobs an earlier run left, read after the start
@@ -96,7 +109,8 @@ void reaper_remove_job(struct reaper *r, struct job *job);
 /* Publish JOB's state nodes (or all of them) in one transaction; on failure
  * JOB is marked dirty and published again later. */
 int reaper_publish_job(struct reaper *r, struct job *job, bool all);
-/* Publish daemon/active-jobs if it changed. */
+/* Publish daemon/active-jobs if it changed; a failure is logged and
+ * retried (reaper_republish). */
 int reaper_publish_active(struct reaper *r);
 /* JOB's size in MiB, for log lines. */
 unsigned reaper_job_mib(const struct job *job);

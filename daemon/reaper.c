@@ -33,10 +33,40 @@
 #include "preserved.h"
 #include "reaper-private.h"
 #include "scrub.h"
+#include "sentence.h"
 
 #define REAPER_TOKEN_SELF "xenreaper-self"
 
 static void reaper_load_history(struct reaper *r);
+static int reaper_publish_daemon(struct reaper *r, const char *state);
+
+/* The leaf of NODE under daemon/, for log lines. */
+static const char *reaper_node_name(enum reaper_node node)
+{
+	static const char *const names[] = {
+		[REAPER_NODE_TREE] = "nodes", [REAPER_NODE_STATE] = "state",
+		[REAPER_NODE_CONFIG] = "config", [REAPER_NODE_CONFIG_ERROR] = "config-error",
+		[REAPER_NODE_ACTIVE] = "active-jobs",
+	};
+
+	return names[node];
+}
+
+/* NODE's publish failed with RC: say so (once while it stays behind) and
+ * leave it to reaper_republish. */
+static void reaper_node_failed(struct reaper *r, enum reaper_node node, int rc)
+{
+	if (!(r->behind & (1u << node)))
+		log_warning("could not publish " LAYOUT_DAEMON_DIR "/%s: %s; trying again with back-off",
+			    reaper_node_name(node), strerror(-rc));
+	r->behind |= 1u << node;
+}
+
+/* Whether anything the daemon publishes is behind what it holds. */
+static bool reaper_behind(const struct reaper *r)
+{
+	return r->n_dirty || r->behind || r->memory_failing;
+}
 
 unsigned reaper_scrub_sources(const struct reaper *r)
 {
@@ -67,6 +97,7 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 	r->pool = pool;
 	r->max_jobs = policy->jobs;
 	r->published_active = UINT32_MAX;
+	r->state = "starting";
 	r->index_size = REAPER_INDEX_MIN;
 	r->index = calloc(r->index_size, sizeof(*r->index));
 	if (!r->index) {
@@ -152,11 +183,48 @@ void reaper_forget_domains(struct reaper *r)
 
 static int reaper_publish_config(struct reaper *r)
 {
+	char path[LAYOUT_PATH_LEN], *text;
+	int rc;
+
+	/* A path may be as long as xenstore's whole payload. */
+	rc = sentence_fit(r->policy->path ? r->policy->path : "(built-in defaults)", &text);
+	if (rc)
+		return rc;
+	layout_daemon_path(path, "config");
+	rc = store_write(r->store, STORE_TX_NONE, path, text);
+	free(text);
+	return rc;
+}
+
+static int reaper_publish_config_error(struct reaper *r)
+{
 	char path[LAYOUT_PATH_LEN];
 
-	layout_daemon_path(path, "config");
-	return store_write(r->store, STORE_TX_NONE, path,
-			   r->policy->path ? r->policy->path : "(built-in defaults)");
+	layout_daemon_path(path, "config-error");
+	if (!r->config_error)
+		return store_rm(r->store, STORE_TX_NONE, path);
+	return store_write(r->store, STORE_TX_NONE, path, r->config_error);
+}
+
+/* Publish NODE as the daemon holds it now. */
+static int reaper_publish_node(struct reaper *r, enum reaper_node node)
+{
+	char path[LAYOUT_PATH_LEN];
+
+	switch (node) {
+	case REAPER_NODE_TREE:
+		return reaper_publish_daemon(r, r->state);
+	case REAPER_NODE_STATE:
+		layout_daemon_path(path, "state");
+		return store_write(r->store, STORE_TX_NONE, path, r->state);
+	case REAPER_NODE_CONFIG:
+		return reaper_publish_config(r);
+	case REAPER_NODE_CONFIG_ERROR:
+		return reaper_publish_config_error(r);
+	case REAPER_NODE_ACTIVE:
+		return reaper_publish_active(r);
+	}
+	return -EINVAL;
 }
 
 /* Something happened to some domain (4.17 does not say which): settle
@@ -199,8 +267,11 @@ void reaper_set_policy(struct reaper *r, const struct config *policy)
 		log_err("out of memory configuring metrics");
 	if (!r->started)
 		return;
-	if (reaper_publish_config(r))
-		log_warning("could not publish daemon/config");
+	rc = reaper_publish_config(r);
+	if (rc)
+		reaper_node_failed(r, REAPER_NODE_CONFIG, rc);
+	else
+		r->behind &= ~(1u << REAPER_NODE_CONFIG);
 	/* Grace periods already running follow the new policy, and dead
 	 * guests it newly covers start theirs. */
 	preserved_reconsider(r->preserved, policy, intake_leave_alone, r);
@@ -448,9 +519,14 @@ int reaper_publish_active(struct reaper *r)
 		return 0;
 	layout_daemon_path(path, "active-jobs");
 	rc = store_writef(r->store, STORE_TX_NONE, path, "%u", active);
-	if (!rc)
-		r->published_active = active;
-	return rc;
+	if (rc) {
+		r->published_active = UINT32_MAX;
+		reaper_node_failed(r, REAPER_NODE_ACTIVE, rc);
+		return rc;
+	}
+	r->published_active = active;
+	r->behind &= ~(1u << REAPER_NODE_ACTIVE);
+	return 0;
 }
 
 /* The event JOB's move from FROM to its current state is for a log
@@ -574,7 +650,10 @@ static void reaper_expire(struct reaper *r, int64_t now)
 	}
 }
 
-/* Publish again every job whose nodes fell behind. */
+/* Publish again whatever fell behind: jobs whose nodes are dirty and the
+ * daemon's own nodes; the memory figures, which reaper_update_memory
+ * tried this tick, only keep the back-off going.  reaper_next_deadline
+ * wakes the loop for it while anything is behind, idle or not. */
 static void reaper_republish(struct reaper *r, int64_t now)
 {
 	int64_t delay;
@@ -593,8 +672,24 @@ static void reaper_republish(struct reaper *r, int64_t now)
 			return;
 		}
 	}
+	for (enum reaper_node node = REAPER_NODE_TREE; node <= REAPER_NODE_ACTIVE && r->behind; node++) {
+		if (!(r->behind & (1u << node)))
+			continue;
+		rc = reaper_publish_node(r, node);
+		if (rc) {
+			delay = backoff_fail(&r->publish_failing, now);
+			log_warning("publishing " LAYOUT_DAEMON_DIR "/%s still fails: %s; next try in %.0f s",
+				    reaper_node_name(node), strerror(-rc), delay / 1000.0);
+			return;
+		}
+		r->behind &= ~(1u << node);
+	}
+	if (r->memory_failing) {
+		backoff_fail(&r->publish_failing, now);
+		return;
+	}
 	if (r->publish_failing.failures)
-		log_notice("publishing jobs works again");
+		log_notice("publishing to xenstore works again");
 	backoff_reset(&r->publish_failing);
 }
 
@@ -665,13 +760,12 @@ int reaper_tick(struct reaper *r)
 	reaper_file_finished(r);
 	reaper_cap_retained(r);
 	reaper_expire(r, now);
-	reaper_republish(r, now);
 	reaper_update_memory(r);
+	reaper_republish(r, now);
 	scrub_snapshot(r->scrub, &scrub);
 	memory_snapshot(r->memory, &mem);
 	metrics_update(r->metrics, r->jobs, &scrub, &mem, now);
-	if (reaper_publish_active(r))
-		r->published_active = UINT32_MAX;
+	reaper_publish_active(r);
 	reaper_forget_domains(r);
 	return store_lost(r->store) ? -ENOTCONN : 0;
 }
@@ -688,7 +782,7 @@ int64_t reaper_next_deadline(const struct reaper *r)
 	int64_t next = -1, now = clock_mono_ms(), expiry;
 	const struct job *job;
 
-	if (r->n_dirty)
+	if (reaper_behind(r))
 		reaper_consider(&next, r->publish_failing.next_mono);
 	for (job = r->jobs; reaper_under_way(r, job); job = job->next) {
 		switch (job->state) {
@@ -738,27 +832,35 @@ int64_t reaper_next_deadline(const struct reaper *r)
 
 int reaper_set_daemon_state(struct reaper *r, const char *state)
 {
-	char path[LAYOUT_PATH_LEN];
+	int rc;
 
-	layout_daemon_path(path, "state");
-	return store_write(r->store, STORE_TX_NONE, path, state);
+	r->state = state;
+	rc = reaper_publish_node(r, REAPER_NODE_STATE);
+	if (rc)
+		r->behind |= 1u << REAPER_NODE_STATE;
+	else
+		r->behind &= ~(1u << REAPER_NODE_STATE);
+	return rc;
 }
 
 int reaper_set_config_error(struct reaper *r, const char *sentence)
 {
-	char path[LAYOUT_PATH_LEN], *copy = NULL;
+	char *copy = NULL;
+	int rc;
 
 	if (sentence) {
-		copy = strdup(sentence);
-		if (!copy)
-			return -ENOMEM;
+		rc = sentence_fit(sentence, &copy);
+		if (rc)
+			return rc;
 	}
 	free(r->config_error);
 	r->config_error = copy;
-	layout_daemon_path(path, "config-error");
-	if (!sentence)
-		return store_rm(r->store, STORE_TX_NONE, path);
-	return store_write(r->store, STORE_TX_NONE, path, sentence);
+	rc = reaper_publish_config_error(r);
+	if (rc)
+		reaper_node_failed(r, REAPER_NODE_CONFIG_ERROR, rc);
+	else
+		r->behind &= ~(1u << REAPER_NODE_CONFIG_ERROR);
+	return 0;
 }
 
 /* PATH and the nodes below it, DEPTH levels down (-1: all): dom0 only.
@@ -814,7 +916,7 @@ static int reaper_publish_daemon(struct reaper *r, const char *state)
 	if (!rc)
 		rc = reaper_publish_config(r);
 	if (!rc)
-		rc = reaper_set_config_error(r, r->config_error);
+		rc = reaper_publish_config_error(r);
 	if (!rc)
 		rc = store_write(r->store, STORE_TX_NONE, LAYOUT_REQUEST_DIR, "");
 	if (!rc)
@@ -826,6 +928,8 @@ static int reaper_publish_daemon(struct reaper *r, const char *state)
 	r->published_active = UINT32_MAX;
 	if (!rc)
 		rc = reaper_publish_active(r);
+	if (!rc)
+		r->behind = 0;	/* every daemon node is as the daemon holds it */
 	return rc;
 }
 
@@ -858,10 +962,12 @@ static void reaper_check_tree(struct reaper *r)
 	r->n_history = 0;	/* their records went with the tree */
 	backoff_reset(&r->publish_failing);
 	memory_forget(r->memory);
-	rc = reaper_publish_daemon(r, r->stopping ? "stopping" : "running");
-	if (rc)
-		log_err("%s was removed or changed from under xenreaperd, and putting it back failed: %s",
-			LAYOUT_DAEMON_DIR, strerror(-rc));
+	rc = reaper_publish_daemon(r, r->state);
+	if (rc) {
+		log_err("%s was removed or changed from under xenreaperd, and putting it back failed: %s; "
+			"trying again with back-off", LAYOUT_DAEMON_DIR, strerror(-rc));
+		r->behind |= 1u << REAPER_NODE_TREE;
+	}
 	else
 		log_warning("%s was removed or changed from under xenreaperd: restored the daemon nodes; "
 			    "%u job(s) follow", LAYOUT_DAEMON_DIR, n_jobs);
@@ -1062,7 +1168,8 @@ void reaper_stop(struct reaper *r)
 	r->stopping = true;
 	rc = reaper_set_daemon_state(r, "stopping");
 	if (rc)
-		log_warning("could not publish daemon/state = stopping: %s", strerror(-rc));
+		log_warning("could not publish daemon/state = stopping: %s; trying again with back-off",
+			    strerror(-rc));
 }
 
 int reaper_handle_store_events(struct reaper *r)

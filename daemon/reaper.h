@@ -60,7 +60,9 @@ void reaper_free(struct reaper *r);
  * it (or end); jobs keep the policy they started with.  A changed `jobs`
  * waits for a restart. */
 void reaper_set_policy(struct reaper *r, const struct config *policy);
-/* Publish why the last reload failed (NULL: it did not). */
+/* Publish why the last reload failed (NULL: it did not), as much of it
+ * as fits (SENTENCE_MAX); a failed publish is logged and retried with
+ * back-off.  -ENOMEM: nothing changed. */
 int reaper_set_config_error(struct reaper *r, const char *sentence);
 /* Create /tool/xenreaper (dom0 only, every node), publish the daemon
  * nodes, resume the unfinished jobs found there, register the watches and
@@ -95,7 +97,9 @@ int64_t reaper_next_deadline(const struct reaper *r);
 unsigned reaper_active_jobs(const struct reaper *r);
 /* Summed progress of running jobs for a status line: percent, 0..100. */
 unsigned reaper_progress(const struct reaper *r);
-/* Publish the daemon's state node ("running", "stopped", ...). */
+/* Publish the daemon's state node (STATE a literal: "running",
+ * "stopped", ...); on failure (returned, for the caller to log) it is
+ * retried with back-off. */
 int reaper_set_daemon_state(struct reaper *r, const char *state);
 /* The job for DOMID, or NULL. */
 struct job *reaper_find_job(const struct reaper *r, uint32_t domid);

@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most a request to xenstored may carry (XENSTORE_PAYLOAD_MAX of
+ * xs_wire.h): a write's path, its NUL and the value.  libxenstore refuses
+ * a larger one with E2BIG before sending it. */
+#define STORE_PAYLOAD_MAX 4096
+
 typedef uint32_t store_tx;
 #define STORE_TX_NONE 0
 
@@ -41,7 +46,8 @@ struct store {
 int store_read(struct store *s, store_tx tx, const char *path, char **value);
 /* Read PATH as an unsigned decimal; -EINVAL if it is not one. */
 int store_read_u64(struct store *s, store_tx tx, const char *path, uint64_t *value);
-/* Create or overwrite PATH (parents are created). */
+/* Create or overwrite PATH (parents are created); -E2BIG if PATH, a NUL
+ * and VALUE exceed STORE_PAYLOAD_MAX. */
 int store_write(struct store *s, store_tx tx, const char *path, const char *value);
 /* printf-style store_write. */
 int store_writef(struct store *s, store_tx tx, const char *path, const char *fmt, ...)

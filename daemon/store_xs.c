@@ -18,6 +18,8 @@
 
 #include "store.h"
 
+_Static_assert(STORE_PAYLOAD_MAX == XENSTORE_PAYLOAD_MAX, "store.h's limit is libxenstore's");
+
 struct store_xs {
 	struct store base;
 	struct xs_handle *xsh;		/* requests; never watches */

@@ -26,9 +26,15 @@
 
 #include "holders.h"
 #include "procfs.h"
+#include "sentence.h"
 #include "stuck.h"
 
 #define STUCK_CMDLINE_MAX 160	/* of a command line quoted in the sentence */
+
+static const struct sentence_kind stuck_lock = { "lock holder", "lock holders" };
+static const struct sentence_kind stuck_script = { "hotplug script", "hotplug scripts" };
+static const struct sentence_kind stuck_child = { "child of xenreaperd", "children of xenreaperd" };
+static const struct sentence_kind stuck_open = { "backend", "backends" };
 
 static const char *stuck_proc_root = "/proc";
 static const char *stuck_libxl_dir = STUCK_LIBXL_DIR;
@@ -69,9 +75,10 @@ static void stuck_cmdline(pid_t pid, char *buf, size_t len)
 	strcat(buf, "]");
 }
 
-/* The holder of libxl's domain lock for DOMID/UUID_TEXT, appended to F;
+/* The holder of libxl's domain lock for DOMID/UUID_TEXT, appended to TEXT;
  * nothing if the file is not there or nobody holds it. */
-static void stuck_domain_lock(uint32_t domid, const char *uuid_text, FILE *f, unsigned *found)
+static void stuck_domain_lock(uint32_t domid, const char *uuid_text, struct sentence *text,
+			      unsigned *found)
 {
 	char lockfile[300], path[300], line[256], who[STUCK_CMDLINE_MAX];
 	unsigned maj, min;
@@ -109,13 +116,13 @@ static void stuck_domain_lock(uint32_t domid, const char *uuid_text, FILE *f, un
 	if (!holder)
 		return;
 	if (holder == stuck_self_pid()) {
-		fprintf(f, "%slibxl's domain lock %s is held by xenreaperd itself", (*found)++ ? "; " : "",
-			lockfile);
+		sentence_item(text, &stuck_lock, "%slibxl's domain lock %s is held by xenreaperd itself",
+			      (*found)++ ? "; " : "", lockfile);
 		return;
 	}
 	stuck_cmdline(holder, who, sizeof(who));
-	fprintf(f, "%slibxl's domain lock %s is held by pid %ld (%s)%s", (*found)++ ? "; " : "",
-		lockfile, holder, who, we_wait ? ", and xenreaperd waits for it" : "");
+	sentence_item(text, &stuck_lock, "%slibxl's domain lock %s is held by pid %ld (%s)%s",
+		      (*found)++ ? "; " : "", lockfile, holder, who, we_wait ? ", and xenreaperd waits for it" : "");
 }
 
 /* Seconds since boot, from /proc/uptime; -1 if unknown. */
@@ -174,10 +181,10 @@ static long stuck_script_domid(pid_t pid)
 }
 
 /* The daemon's children that work for DOMID or name no domain, appended
- * to F with their age. */
-static int stuck_children(uint32_t domid, FILE *f, unsigned *found)
+ * to ST with their age. */
+static int stuck_children(uint32_t domid, struct sentence *st, unsigned *found)
 {
-	char cmd[STUCK_CMDLINE_MAX];
+	char cmd[STUCK_CMDLINE_MAX], age[48];
 	double up = stuck_uptime(), start;
 	struct dirent *entry;
 	long ppid, for_domid;
@@ -197,10 +204,12 @@ static int stuck_children(uint32_t domid, FILE *f, unsigned *found)
 		if (for_domid >= 0 && for_domid != (long)domid)
 			continue;	/* another teardown's script */
 		stuck_cmdline(pid, cmd, sizeof(cmd));
-		fprintf(f, "%s%s pid %ld (%s)", (*found)++ ? "; " : "",
-			for_domid >= 0 ? "hotplug script" : "child of xenreaperd", (long)pid, cmd);
+		age[0] = '\0';
 		if (up >= 0 && up >= start)
-			fprintf(f, " running for %.0f s", up - start);
+			snprintf(age, sizeof(age), " running for %.0f s", up - start);
+		sentence_item(st, for_domid >= 0 ? &stuck_script : &stuck_child, "%s%s pid %ld (%s)%s",
+			      (*found)++ ? "; " : "", for_domid >= 0 ? "hotplug script" : "child of xenreaperd",
+			      (long)pid, cmd, age);
 	}
 	closedir(dir);
 	return 0;
@@ -208,12 +217,12 @@ static int stuck_children(uint32_t domid, FILE *f, unsigned *found)
 
 struct stuck_backends {
 	struct store *store;
-	FILE *f;
+	struct sentence *st;
 	unsigned *found;
 };
 
 /* The devices of backend directory PATH that are not Closed, appended
- * to F with their state. */
+ * to the sentence with their state. */
 static int stuck_backend(const char *backdom, const char *type, const char *path, void *opaque)
 {
 	struct stuck_backends *b = opaque;
@@ -239,8 +248,8 @@ static int stuck_backend(const char *backdom, const char *type, const char *path
 		free(value);
 		if (state == 6)
 			continue;	/* Closed: libxl waits for it no more */
-		fprintf(b->f, "%sbackend %s/%s in state %lu (%s)", (*b->found)++ ? "; " : "", path,
-			devs[d], state, holders_xenbus_state(state));
+		sentence_item(b->st, &stuck_open, "%sbackend %s/%s in state %lu (%s)", (*b->found)++ ? "; " : "",
+			      path, devs[d], state, holders_xenbus_state(state));
 	}
 	free(leaf);
 	store_names_free(devs, n_devs);
@@ -248,10 +257,10 @@ static int stuck_backend(const char *backdom, const char *type, const char *path
 }
 
 /* DOMID's backends in every domain's xenstore tree that are not Closed,
- * appended to F with their state. */
-static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned *found)
+ * appended to ST with their state. */
+static int stuck_backends(struct store *store, uint32_t domid, struct sentence *st, unsigned *found)
 {
-	struct stuck_backends b = { .store = store, .f = f, .found = found };
+	struct stuck_backends b = { .store = store, .st = st, .found = found };
 
 	return holders_foreach_backend(store, domid, stuck_backend, &b);
 }
@@ -259,35 +268,31 @@ static int stuck_backends(struct store *store, uint32_t domid, FILE *f, unsigned
 int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,
 		   bool released, char **out)
 {
+	struct sentence st;
 	unsigned found = 0;
-	char *text = NULL;
-	size_t size;
-	FILE *f;
+	char *text;
 	int rc;
 
-	f = open_memstream(&text, &size);
-	if (!f)
-		return -ENOMEM;
+	sentence_init(&st, SENTENCE_MAX);
 	/* Released: the domain's memory is back and libxl's clean-up after
 	 * it (xenstore, /var/lib/xen) is what has not run; a libxl that
 	 * missed its destroy child's exit leaves exactly that. */
 	if (released)
-		fprintf(f, "libxl_domain_destroy has not returned %.0f s after the domain's last page came back: ",
-			still_ms / 1000.0);
+		sentence_add(&st, "libxl_domain_destroy has not returned %.0f s after the domain's last page came back: ",
+			     still_ms / 1000.0);
 	else
-		fprintf(f, "libxl_domain_destroy has not returned, nothing released for %.0f s: ",
-			still_ms / 1000.0);
-	stuck_domain_lock(domid, uuid_text, f, &found);
-	rc = stuck_children(domid, f, &found);
+		sentence_add(&st, "libxl_domain_destroy has not returned, nothing released for %.0f s: ",
+			     still_ms / 1000.0);
+	stuck_domain_lock(domid, uuid_text, &st, &found);
+	rc = stuck_children(domid, &st, &found);
 	if (!rc)
-		rc = stuck_backends(store, domid, f, &found);
+		rc = stuck_backends(store, domid, &st, &found);
 	if (!rc && !found)
-		fputs("no lock holder, hotplug script or open backend dom0 can see "
-		      "(a wait in the kernel or on another host is not visible here)", f);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
+		sentence_add(&st, "no lock holder, hotplug script or open backend dom0 can see "
+			     "(a wait in the kernel or on another host is not visible here)");
+	sentence_left(&st, "; ");
+	if (sentence_finish(&st, &text))
+		return rc ? rc : -ENOMEM;
 	if (rc) {
 		free(text);
 		return rc;

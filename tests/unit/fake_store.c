@@ -1,7 +1,8 @@
 /*
  * fake_store: a flat path -> value map with just enough xenstore semantics
  * (parents created on write, recursive rm, watches on prefixes, whole-map
- * transactions) to drive reaper.c deterministically.  Single-threaded: only
+ * transactions, libxenstore's E2BIG for a request over its payload limit)
+ * to drive reaper.c deterministically.  Single-threaded: only
  * the main thread touches the store in the daemon too.  Nodes are sorted by
  * path (a lookup is a binary search) and a transaction keeps an undo log of
  * what it changed, not a copy of the map: the scale bench drives 10,000
@@ -44,6 +45,8 @@ struct fake_store {
 	struct inject inject;
 	char *fail_path;	/* reads of this path fail with fail_err */
 	int fail_err;
+	char *fail_write_path;	/* writes of this path fail with fail_write_err */
+	int fail_write_err;
 };
 
 static struct fake_store *fs_of(struct store *s)
@@ -175,6 +178,11 @@ static int fs_write(struct store *s, store_tx tx, const char *path, const char *
 
 	if (rc)
 		return rc;
+	if (fs->fail_write_path && !strcmp(path, fs->fail_write_path))
+		return fs->fail_write_err;
+	/* libxenstore's check, before anything is sent (xs_talkv). */
+	if (strlen(path) + 1 + strlen(value) > STORE_PAYLOAD_MAX)
+		return -E2BIG;
 	parent = strdup(path);
 	/* Create missing parents, top down, as xenstored does. */
 	for (slash = strchr(parent + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
@@ -431,6 +439,7 @@ static void fs_free(struct store *s)
 	}
 	free(fs->events);
 	free(fs->fail_path);
+	free(fs->fail_write_path);
 	free(fs);
 }
 
@@ -532,11 +541,21 @@ void fake_store_fail_reads(struct store *s, const char *path, int err)
 	fs_of(s)->fail_err = err;
 }
 
+void fake_store_fail_writes(struct store *s, const char *path, int err)
+{
+	free(fs_of(s)->fail_write_path);
+	fs_of(s)->fail_write_path = path ? strdup(path) : NULL;
+	fs_of(s)->fail_write_err = err;
+}
+
 void fake_store_set(struct store *s, const char *path, const char *value)
 {
 	struct inject saved = fs_of(s)->inject;
+	char *fail_write_path = fs_of(s)->fail_write_path;
 
 	memset(&fs_of(s)->inject, 0, sizeof(fs_of(s)->inject));
+	fs_of(s)->fail_write_path = NULL;
 	fs_write(s, STORE_TX_NONE, path, value);
 	fs_of(s)->inject = saved;
+	fs_of(s)->fail_write_path = fail_write_path;
 }

@@ -24,8 +24,9 @@ int fake_store_is_private(struct store *s, const char *path);
 void fake_store_set_open(struct store *s, const char *path);
 /* Nodes at or below PATH that are not dom0 only. */
 unsigned fake_store_count_open(struct store *s, const char *path);
-/* Write PATH as a client would (watches fire), never failing and not
- * counted as one of the daemon's calls. */
+/* Write PATH as a client would (watches fire), never failing by injection
+ * and not counted as one of the daemon's calls; a write over
+ * STORE_PAYLOAD_MAX is refused, as libxenstore refuses it. */
 void fake_store_set(struct store *s, const char *path, const char *value);
 /* Convenience: the value at PATH or NULL (borrowed until the next change). */
 const char *fake_store_get(struct store *s, const char *path);
@@ -37,6 +38,9 @@ unsigned fake_store_count(struct store *s, const char *path);
 void fake_store_inject(struct store *s, enum fake_store_op op, unsigned nth, int err, bool sticky);
 /* Every read of exactly PATH fails with ERR (NULL: none does). */
 void fake_store_fail_reads(struct store *s, const char *path, int err);
+/* Every write of exactly PATH fails with ERR, changing nothing (NULL:
+ * none does). */
+void fake_store_fail_writes(struct store *s, const char *path, int err);
 /* Calls of OP made so far. */
 unsigned fake_store_calls(struct store *s, enum fake_store_op op);
 /* Injected failures returned so far. */

@@ -10,7 +10,8 @@
  * watches below the removed node), each event a byte on the handle's
  * pipe.  Transactions see live data and always commit: the tests here are
  * about what the client asks for and when, not about isolation.  It has
- * no permissions and no quotas.
+ * no permissions and no quotas; like libxenstore, it refuses a write over
+ * XENSTORE_PAYLOAD_MAX with E2BIG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -363,6 +364,11 @@ void *xs_read(struct xs_handle *h, xs_transaction_t t, const char *path, unsigne
 bool xs_write(struct xs_handle *h, xs_transaction_t t, const char *path, const void *data,
 	      unsigned int len)
 {
+	/* libxenstore's own check, before anything is sent (xs_talkv). */
+	if (strlen(path) + 1 + len > XENSTORE_PAYLOAD_MAX) {
+		errno = E2BIG;
+		return false;
+	}
 	fx_request();
 	pthread_mutex_lock(&fx_lock);
 	fx_set(path, data, len);
