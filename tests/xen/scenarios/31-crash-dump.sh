@@ -42,11 +42,13 @@ xb_is "$(xb_read $XB_ROOT/job/$kept/reason)" crash "  with reason crash"
 xb_phase "a guest preserved by rename-restart, through the front"
 xb_clients
 xb_backends
+mkdir -p /tmp/xb31 && xb_fast_hotplug /tmp/xb31
 truncate -s 16M /tmp/renamed.img
 loop=$(losetup -f --show /tmp/renamed.img) || xb_not_ok "a loop device for the disk"
 stoppable=$(xb_initrd stoppable 'while :; do sleep 3600; done')
-first=$(xb_guest_booting renamed 128 $stoppable 'on_poweroff = "rename-restart"' \
-	"disk = [ 'phy:$loop,xvda,r' ]" "vif = [ 'bridge=$XB_BRIDGE' ]") ||
+first=$(xb_guest_booting renamed 96 $stoppable 'on_poweroff = "rename-restart"' \
+	"disk = [ 'format=raw,vdev=xvda,access=ro,script=/tmp/xb31/block-fast,target=$loop' ]" \
+	"vif = [ 'bridge=$XB_BRIDGE,script=/tmp/xb31/vif-fast' ]") ||
 	xb_not_ok "create a guest whose on_poweroff is rename-restart"
 hv_uuid=$($XB_TOOL uuid $first)
 xl shutdown renamed >/tmp/renamed.shutdown.log 2>&1 || xb_not_ok "xl shutdown renamed"
