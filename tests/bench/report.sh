@@ -627,6 +627,13 @@ awk -F, 'NR > 1 { v[$1] = $2 } END {
 	printf "| RSS after %d finished jobs (%d records kept) | %d KiB | < 4 MiB: %s |\n", v["finished-jobs"], v["job-records-kept"],
 		v["rss-after-finished-kib"], v["rss-after-finished-kib"] < 4096 ? "met" : sprintf("**MISSED** by %d KiB", v["rss-after-finished-kib"] - 4096)
 	printf "| peak RSS of that daemon | %d KiB | |\n", v["rss-peak-kib"] }' "$out/xen-rest.csv"
+smallest=$(tail -n +2 "$out/xen-sizes.csv" | cut -d, -f2 | sort -n | head -n 1)
+awk -F, -v floor="$(med back "$smallest" floor "$tmp/sizes")" -v size="$smallest" 'NR > 1 { v[$1] = $2 } END {
+	if (!("spawn-us" in v)) exit
+	printf "| a teardown helper'"'"'s start (issue 39): posix_spawn until its libxl context is open (median of 20) | %.1f ms, %.3f× the %s MiB teardown floor (%s ms) | |\n",
+		v["spawn-us"] / 1000, floor ? v["spawn-us"] / 1000 / floor : 0, size, floor
+	printf "| its parts: a libxl context made in-process; posix_spawn of /bin/true until reaped | %.1f ms; %.1f ms | |\n",
+		v["ctx-us"] / 1000, v["true-us"] / 1000 }' "$out/xen-rest.csv"
 echo
 echo "The finished jobs are $(awk -F, '$1 == "finished-jobs" { print $2 }' "$out/xen-rest.csv") in all: the queued ones, done, and requests for absent domains, refused (failed)."
 cat <<EOF

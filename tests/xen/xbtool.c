@@ -80,6 +80,15 @@
  *                                  writes the heap dump to the console);
  *                                  MS from the start, or with -w wall-clock
  *                                  ms (to set beside the daemon's times)
+ *   xbtool spawn-cost N            what a teardown helper process would
+ *                                  cost before its first destroy (issue
+ *                                  39), medians of N: "ctx_us=" a libxl
+ *                                  context made and freed in-process,
+ *                                  "spawn_us=" posix_spawn of this program
+ *                                  until its child has a libxl context
+ *                                  open (exec, loading, libxl_ctx_alloc),
+ *                                  "true_us=" posix_spawn of /bin/true
+ *                                  until it is reaped
  *   xbtool probe-cost N            the daemon's two ways to read the scrub
  *                                  backlog, N times each, in one process:
  *                                  one XEN_SYSCTL_physinfo, and one heap
@@ -115,6 +124,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1014,6 +1024,108 @@ static int h_probe(xc_interface *xch, uint64_t *pages, int64_t *lines)
 	return 0;
 }
 
+/* spawn-cost's child: a libxl context open, then one byte on fd 3. */
+static int spawn_child(void)
+{
+	xentoollog_logger_stdiostream *logger;
+	libxl_ctx *ctx = NULL;
+	char byte = 0;
+
+	logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	if (!logger || libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger))
+		return 2;
+	if (write(3, &byte, 1) != 1)
+		return 2;
+	libxl_ctx_free(ctx);
+	xtl_logger_destroy((xentoollog_logger *)logger);
+	return 0;
+}
+
+/* Spawn ARGV (with PIPE_FD as its fd 3 when >= 0); 0 and *PID, or -errno. */
+static int spawn_with_fd3(char *const argv[], int pipe_fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	if (pipe_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, pipe_fd, 3);
+	rc = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return -rc;
+}
+
+/* `spawn-cost N` */
+static int spawn_cost(int n)
+{
+	xentoollog_logger_stdiostream *logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	int64_t *ctx_us = calloc(n, sizeof(int64_t)), *spawn_us = calloc(n, sizeof(int64_t));
+	int64_t *true_us = calloc(n, sizeof(int64_t)), t0;
+	char *child[] = { "/proc/self/exe", "spawn-child", NULL }, *truth[] = { "/bin/true", NULL };
+	char self[4096], byte;
+	libxl_ctx *ctx;
+	int i, rc = 0, fds[2], status;
+	ssize_t len;
+	pid_t pid;
+
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (!logger || !ctx_us || !spawn_us || !true_us || len <= 0) {
+		rc = 2;
+		goto out;
+	}
+	self[len] = '\0';
+	child[0] = self;
+	for (i = 0; i < n && !rc; i++) {
+		t0 = now_us();
+		if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger))
+			rc = 1;
+		else
+			libxl_ctx_free(ctx);
+		ctx_us[i] = now_us() - t0;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		if (pipe(fds)) {
+			rc = 2;
+			break;
+		}
+		t0 = now_us();
+		if (spawn_with_fd3(child, fds[1], &pid)) {
+			rc = 2;
+		} else {
+			close(fds[1]);
+			fds[1] = -1;
+			if (read(fds[0], &byte, 1) != 1)
+				rc = 1;
+			spawn_us[i] = now_us() - t0;
+			if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+				rc = 1;
+		}
+		close(fds[0]);
+		if (fds[1] >= 0)
+			close(fds[1]);
+	}
+	for (i = 0; i < n && !rc; i++) {
+		t0 = now_us();
+		if (spawn_with_fd3(truth, -1, &pid) || waitpid(pid, &status, 0) != pid)
+			rc = 2;
+		true_us[i] = now_us() - t0;
+	}
+	if (rc) {
+		fprintf(stderr, "xbtool: spawn-cost: a %s failed\n",
+			rc == 1 ? "libxl context or child" : "spawn");
+		goto out;
+	}
+	printf("ctx_us=%" PRId64 " spawn_us=%" PRId64 " true_us=%" PRId64 "\n",
+	       median(ctx_us, n), median(spawn_us, n), median(true_us, n));
+out:
+	free(ctx_us);
+	free(spawn_us);
+	free(true_us);
+	if (logger)
+		xtl_logger_destroy((xentoollog_logger *)logger);
+	return rc;
+}
+
 /* `probe-cost N` */
 static int probe_cost(int n)
 {
@@ -1120,7 +1232,7 @@ static int usage(void)
 		"wait-free PAGES MS | wait-gone D MS | wait-below D PAGES MS | ms |\n"
 		"       time FILE CMD... | back [-t TRACE:D] [-n PATH=V] [-g D,...] FILE PAGES CMD... |\n"
 		"       sample-job D MS FILE | xs-latency FILE | spin FILE | scrub-trace [-w] FILE MS | physinfo-trace FILE MS |\n"
-		"       probe-cost N | scrub-compare [-H] ROOT FILE MS |\n"
+		"       probe-cost N | spawn-cost N | scrub-compare [-H] ROOT FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
 		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
@@ -1163,6 +1275,10 @@ int main(int argc, char **argv)
 		return scrub_trace(argv[3], atoll(argv[4]), true);
 	if (!strcmp(argv[1], "probe-cost") && argc == 3 && atoi(argv[2]) > 0)
 		return probe_cost(atoi(argv[2]));
+	if (!strcmp(argv[1], "spawn-cost") && argc == 3 && atoi(argv[2]) > 0)
+		return spawn_cost(atoi(argv[2]));
+	if (!strcmp(argv[1], "spawn-child") && argc == 2)
+		return spawn_child();
 	if (!strcmp(argv[1], "scrub-compare") && argc == 5)
 		return scrub_compare(false, argv[2], argv[3], atoll(argv[4]));
 	if (!strcmp(argv[1], "scrub-compare") && argc == 6 && !strcmp(argv[2], "-H"))

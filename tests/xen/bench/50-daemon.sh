@@ -13,6 +13,8 @@
 #      queued (jobs = 1, the first held on libxl's domain lock; guests of
 #      88 MiB, the least that holds the dom0 kernel), and after
 #      1,000 more finished jobs (requests for absent domains, refused).
+#      And what a teardown helper process would cost to start (xbtool
+#      spawn-cost: exec until its libxl context is open).
 # Before each policy's series, for the plot, one 2 GiB teardown with the
 # backlog probed every 200 ms (xbtool scrub-trace: xen-scrub-POLICY.dat).
 # Figures go to the host in xen-probes.csv and xen-rest.csv; a failed
@@ -179,6 +181,12 @@ echo "job-records-kept,$kept" >> $REST
 xb_note "RSS $(awk '/^VmRSS/ { print $2 }' /proc/$pid/status) KiB after $((FINISHED + QUEUED)) finished jobs ($kept records kept)"
 xb_daemon_stop
 xb_phase "$FINISHED refused requests"
+# What a teardown helper process would cost before its first destroy
+# (issue 39): its exec and libxl context, beside a context made in-process
+# and the spawn of /bin/true.
+spawn=$($XB_TOOL spawn-cost 20) || fail "spawn-cost"
+for kv in $spawn; do echo "$(echo ${kv%%=*} | tr _ -),${kv#*=}" >> $REST; done
+xb_note "a helper's start: $spawn"
 xb_ok "$(($(wc -l < $PROBES) - 1)) probe rows, $(($(wc -l < $REST) - 1)) figures at rest measured"
 xb_emit xen-probes.csv $PROBES
 xb_emit xen-rest.csv $REST
