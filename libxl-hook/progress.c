@@ -152,15 +152,15 @@ static void progress_sample(struct progress *p, const struct xenreaper_status *s
 	}
 }
 
-void progress_format_bar(char *buf, unsigned percent)
+void progress_format_bar(char *buf, unsigned width, unsigned percent)
 {
-	unsigned filled = (percent > 100 ? 100 : percent) * PROGRESS_BAR_WIDTH / 100;
+	unsigned filled = (percent > 100 ? 100 : percent) * width / 100;
 
-	for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; i++)
+	for (unsigned i = 0; i < width; i++)
 		buf[i] = i < filled ? '=' : ' ';
-	if (filled > 0 && filled < PROGRESS_BAR_WIDTH)
+	if (filled > 0 && filled < width)
 		buf[filled - 1] = '>';
-	buf[PROGRESS_BAR_WIDTH] = '\0';
+	buf[width] = '\0';
 }
 
 /* ", 812 MiB/s, ETA 3s" / ", stalled" from what xenreaperd published with
@@ -242,7 +242,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 	}
 	switch (st->state) {
 	case XENREAPER_STATE_DESTROYING:
-		progress_format_bar(bar, st->progress);
+		progress_format_bar(bar, PROGRESS_BAR_WIDTH, st->progress);
 		progress_bar_pace(st, pace, sizeof(pace));
 		done = st->pages_total > st->pages_left ? st->pages_total - st->pages_left : 0;
 		snprintf(buf, len, "domain %u: destroying [%s] %3u%%  %" PRIu64 "/%" PRIu64
@@ -253,7 +253,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		/* xenreaperd publishes no scrub rate: this one is measured here. */
 		togo = st->scrub_pages;
 		percent = p->scrub_total ? (p->scrub_total - togo) * 100 / p->scrub_total : 0;
-		progress_format_bar(bar, percent);
+		progress_format_bar(bar, PROGRESS_BAR_WIDTH, percent);
 		progress_format_rate(rate, sizeof(rate), r);
 		progress_format_eta(eta, sizeof(eta), r > 0 ? togo / r : -1);
 		snprintf(buf, len, "domain %u: scrubbing  [%s] %3u%%  %" PRIu64 " MiB to scrub  %s  ETA %s%s",
