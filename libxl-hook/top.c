@@ -8,8 +8,8 @@
  * and what holds a zombie or waits a stuck destroy, cut to the terminal's
  * width; on a terminal too narrow for the domid, name, state and bar with
  * the name as wide as the longest, a narrow form keeps those four in it,
- * cutting names with a mark) and says which of its lines changed, so that nothing is redrawn
- * while nothing changes.  It deliberately does no I/O (top-run.c talks to
+ * cutting names with a mark) and says which of its lines changed, so that
+ * nothing is redrawn while nothing changes.  It deliberately does no I/O (top-run.c talks to
  * xenstore and the terminal) and computes nothing xenreaperd does not
  * publish: the rate and time left are the daemon's, not counted down
  * here between its updates, so the screen never shows a figure xenstore
