@@ -172,7 +172,7 @@ bad_job_lines() {
 	job_lines | grep -vE '^ *[0-9]+ .+ (requested|queued|destroying|zombie|scrubbing|stuck|done|failed) +\[[ =>]+\]'
 }
 title() { $T display-message -p -t top '#{pane_title}'; }
-h=$(xb_guest topevil 64) || xb_not_ok "create topevil (64 MiB)"
+h=$(xb_guest topevil 128) || xb_not_ok "create topevil (128 MiB)"
 xb_check "guest $h renamed with an escape sequence, a newline and 60 characters (xl rename)" \
 	xl rename topevil "$evil"
 xb_check "  /local/domain/$h/name holds them raw" test "$(xenstore-read -R /local/domain/$h/name)" = "$evil"

@@ -120,13 +120,13 @@ xb_is "$(xb_state $z)" done "once the helper lets go, the zombie's job is done"
 xb_wait_memory $base "the memory of parts 1 and 2 is back"
 evil=$(printf '\033]0;pwned\007\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh')
 shown='\x1b]0;pwned\a\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh'
-e=$(xb_guest evil48 64) || xb_not_ok "create a 64 MiB guest"
+e=$(xb_guest evil48 128) || xb_not_ok "create a 128 MiB guest"
 xb_check "guest $e renamed with an escape sequence, a newline and 60 characters (xl rename)" \
 	xl rename evil48 "$evil"
 kill -STOP $XB_DAEMON_PID
 $XR destroy $e > /tmp/evil48.req 2>&1
 xb_is $? 0 "teardown of domain $e requested (xenreaperd held stopped: the request waits)"
-# Ask for 32 MiB more than is free: its 64 MiB coming back would cover it.
+# Ask for 32 MiB more than is free: its 128 MiB coming back would cover it.
 ask=$(($(xb_free_pages) / 256 + 32))
 $XR wait-free ${ask}M --timeout 2 > /tmp/evil48.plain 2>&1; rc=$?
 cat -v /tmp/evil48.plain | head -n 3 | sed 's/^/XQTAP #   plain: /'

@@ -100,7 +100,7 @@ xb_wait_memory $base "the guest's memory is back"
 # --- a hostile name: MESSAGE escaped, XEN_DOMAIN_NAME raw
 evil=$(printf '\033]0;pwned\007\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh')
 shown='\x1b]0;pwned\a\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh'
-h=$(xb_guest jevil 64) || xb_not_ok "create a 64 MiB guest (no devices)"
+h=$(xb_guest jevil 128) || xb_not_ok "create a 128 MiB guest (no devices)"
 xb_check "guest $h renamed with an escape sequence, a newline and 60 characters (xl rename)" \
 	xl rename jevil "$evil"
 xb_request $h
