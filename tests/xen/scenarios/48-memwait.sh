@@ -141,7 +141,7 @@ sed -n '/waiting for memory/p' /tmp/evil48.tty | tr '\r' '\n' | cat -v | grep -v
 xb_is $rc 3 "wait-free ${ask}M on a terminal waits too (exit 3)"
 xb_check "  its bar line names domain $e escaped" grep -qF "(domain $e ($shown), requested" /tmp/evil48.tty
 xb_is "$(tr -d '\r\n' < /tmp/evil48.tty | LC_ALL=C grep -c '[[:cntrl:]]')" 0 \
-	"  and writes no raw control character but \\r (and script's newlines)"
+	"  and writes no raw control character but carriage returns (and script's newlines)"
 resume
 xb_wait_node $XB_ROOT/job/$e/state done 60 >/dev/null
 xb_is "$(xb_state $e)" done "once xenreaperd is let go, its teardown is done"
