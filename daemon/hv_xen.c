@@ -53,6 +53,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xenctrl.h>
@@ -62,6 +64,7 @@
 
 #include "heapdump.h"
 #include "hv.h"
+#include "log.h"
 
 #define HV_XEN_BATCH 256
 
@@ -76,11 +79,32 @@ struct hv_xen {
 	struct hv base;
 	xc_interface *xch;	/* any thread, under hv_xen_call_lock */
 	libxl_ctx *ctx;		/* the main thread's; each worker has its own */
-	xentoollog_logger_stdiostream *logger;
+	xentoollog_logger logger;	/* libxl's and libxc's reports, into log.c */
 	uint32_t self_domid;
 	uint32_t console_index;	/* how far the console ring has been read */
 	bool scrub_exact;	/* XEN_SYSCTL_PHYSCAP_scrub_pages, read at start */
 };
+
+/* A report of libxl or libxc as one of the daemon's messages (log.c): a
+ * priority, one line, escaped, as xenreaperd(8) promises; a stdio logger
+ * wrote it to stderr raw, without one.  Errors only: the daemon says the
+ * rest in its own words. */
+static void hv_xen_log_vmessage(xentoollog_logger *logger, xentoollog_level level, int errnoval,
+				const char *context, const char *format, va_list ap)
+	__attribute__((format(printf, 5, 0)));
+static void hv_xen_log_vmessage(xentoollog_logger *logger, xentoollog_level level, int errnoval,
+				const char *context, const char *format, va_list ap)
+{
+	char text[1024];
+
+	(void)logger;
+	if (level < XTL_ERROR)
+		return;
+	vsnprintf(text, sizeof(text), format, ap);
+	log_msg(level >= XTL_CRITICAL ? LOG_CRIT : LOG_ERR, "%s%s%s: %s%s%s", context ? context : "",
+		context ? ": " : "", xtl_level_to_string(level), text, errnoval >= 0 ? ": " : "",
+		errnoval >= 0 ? strerror(errnoval) : "");
+}
 
 static pthread_mutex_t hv_xen_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t hv_xen_atfork_once = PTHREAD_ONCE_INIT;
@@ -124,7 +148,7 @@ static int hv_xen_ctx_new(struct hv_xen *hx, libxl_ctx **out)
 {
 	libxl_ctx *ctx;
 
-	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)hx->logger))
+	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, &hx->logger))
 		return -EACCES;
 	libxl_childproc_setmode(ctx, &hv_xen_childproc_hooks, NULL);
 	*out = ctx;
@@ -462,8 +486,6 @@ static void hv_xen_free(struct hv *hv)
 	if (hx->xch)
 		xc_interface_close(hx->xch);
 	hv_xen_call_end();
-	if (hx->logger)
-		xtl_logger_destroy((xentoollog_logger *)hx->logger);
 	free(hx);
 }
 
@@ -513,12 +535,11 @@ int hv_xen_new(struct hv **out)
 		free(hx);
 		return hv_xen_thread_ctx_rc;
 	}
-	/* libxl reports through this logger; errors only, the daemon logs the rest. */
-	hx->logger = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+	hx->logger.vmessage = hv_xen_log_vmessage;
 	hv_xen_call_begin();
-	hx->xch = xc_interface_open(NULL, NULL, 0);
+	hx->xch = xc_interface_open(&hx->logger, NULL, 0);
 	hv_xen_call_end();
-	if (!hx->logger || !hx->xch) {
+	if (!hx->xch) {
 		rc = errno ? -errno : -EACCES;
 		goto out;
 	}

@@ -6,8 +6,11 @@
  * sink instead, as one entry with the event's MESSAGE_ID and fields, so that
  * a log pipeline can filter on them; its MESSAGE is the line stderr would
  * have had, and all messages take the one path, so the journal keeps their
- * order.  It does not open syslog, rotate files or buffer: one write(2) (or
- * one sink call) per message keeps worker threads from interleaving.
+ * order.  Each message is one line either way: its control characters,
+ * and any byte that is not UTF-8, are escaped (textesc, backslashes kept),
+ * while the journal's fields carry their values as they are, binary-safe.
+ * It does not open syslog, rotate files or buffer: one write(2) (or one
+ * sink call) per message keeps worker threads from interleaving.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 
 #include "log-ids.h"
 #include "log.h"
+#include "textesc.h"
 
 /* Room for one message's text (longer ones are cut), for one field of its
  * journal entry (a longer one is cut, so that it leaves room for the
@@ -194,12 +198,15 @@ static void log_vemit(int prio, const struct log_fields *fields, const char *fmt
 	__attribute__((format(printf, 3, 0)));
 static void log_vemit(int prio, const struct log_fields *fields, const char *fmt, va_list ap)
 {
-	char text[LOG_TEXT_LEN], line[LOG_TEXT_LEN + 8];
+	char raw[LOG_TEXT_LEN], text[LOG_TEXT_LEN], line[LOG_TEXT_LEN + 8];
 	int len, saved_errno = errno;
 
 	if (prio > log_level)
 		return;
-	vsnprintf(text, sizeof(text), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* Once, for both paths: messages quote names, which are anybody's.
+	 * Backslashes stay, so log_quote's \xNN are not escaped again. */
+	textesc_escape(text, sizeof(text), raw, true);
 	/* A journal that refuses the entry still has our stream. */
 	if (journal_sink && log_journal_send(prio, fields, text) >= 0)
 		goto out;

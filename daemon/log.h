@@ -1,5 +1,6 @@
-/* log: leveled messages on stderr, each prefixed with its syslog priority,
- * or, when stderr is the journal's stream, journal entries with fields. */
+/* log: leveled messages on stderr, each one line prefixed with its syslog
+ * priority, or, when stderr is the journal's stream, journal entries with
+ * fields; a message's control characters are escaped, fields are not. */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>

@@ -91,3 +91,15 @@ void jobline_name(char *buf, size_t len, const struct xenreaper_status *st, int 
 	jobline_cell(name, sizeof(name), st->name[0] ? st->name : "-", width);
 	snprintf(buf, len, "%s%*s", name, width - jobline_columns(name), "");
 }
+
+void jobline_name_marked(char *buf, size_t len, const struct xenreaper_status *st, int width)
+{
+	char name[PROGRESS_TEXT_LEN(128) + 1];
+
+	progress_text_escape(name, sizeof(name) - 1, st->name[0] ? st->name : "-");
+	if (width >= 1 && jobline_columns(name) > width) {
+		jobline_cut(name, width - 1);
+		strcat(name, JOBLINE_CUT_MARK);
+	}
+	snprintf(buf, len, "%s%*s", name, width - jobline_columns(name), "");
+}

@@ -11,6 +11,8 @@
 
 /* The widest NAME column: a longer name is cut. */
 #define JOBLINE_NAME_MAX 32
+/* What ends a name jobline_name_marked cut (procps top's mark). */
+#define JOBLINE_CUT_MARK "+"
 
 /* What a row shows of one job, each cell escaped for a terminal. */
 struct jobline_cells {
@@ -38,3 +40,6 @@ void jobline_cut(char *escaped, int max);
 int jobline_name_width(const struct xenreaper_status *jobs, size_t n);
 /* The NAME cell of ST ("-" when it has none) padded to WIDTH columns. */
 void jobline_name(char *buf, size_t len, const struct xenreaper_status *st, int width);
+/* jobline_name, but a name wider than WIDTH is cut to WIDTH - 1 columns
+ * and ends in JOBLINE_CUT_MARK, so a reader knows it is not whole. */
+void jobline_name_marked(char *buf, size_t len, const struct xenreaper_status *st, int width);

@@ -8,7 +8,9 @@
  * teardown that holds most); otherwise it prints plain lines, the first
  * at once, then at most one a second and only when they change.  Only
  * readings that are waited on are shown: one that is enough, or that
- * waiting cannot help, shows nothing.  It does not decide when
+ * waiting cannot help, shows nothing.  What it shows from xenstore (the
+ * guest's name, the job's state) is escaped as progress_text_escape does,
+ * on a terminal or off it: a name is its tenant's choice.  It does not decide when
  * to stop (libxenreaper and freemem do) and prints no final line: the
  * callers' outcomes differ.
  */
@@ -59,25 +61,28 @@ static void memwait_pace(const struct memwait *w, const struct xenreaper_memory 
 static void memwait_source(const struct xenreaper_memory *mem, char *buf, size_t len)
 {
 	const struct xenreaper_status *st = &mem->largest;
-	char who[192];
+	char who[PROGRESS_TEXT_LEN(sizeof(st->name)) + 32], name[PROGRESS_TEXT_LEN(sizeof(st->name))];
+	char state[PROGRESS_TEXT_LEN(sizeof(st->state_name))];
 
+	/* The name is its tenant's choice: escaped, as everywhere a person reads it. */
 	if (st->name[0])
-		snprintf(who, sizeof(who), "domain %u (%s)", st->domid, st->name);
+		snprintf(who, sizeof(who), "domain %u (%s)", st->domid,
+			 progress_text(name, sizeof(name), st->name));
 	else
 		snprintf(who, sizeof(who), "domain %u", st->domid);
+	progress_text(state, sizeof(state), st->state_name);
 	if (mem->teardowns > 1)
-		snprintf(buf, len, "%u teardowns, most from %s, %s", mem->teardowns, who,
-			 st->state_name);
+		snprintf(buf, len, "%u teardowns, most from %s, %s", mem->teardowns, who, state);
 	else if (st->state == XENREAPER_STATE_REQUESTED)
 		snprintf(buf, len, "%s, requested, not yet taken by xenreaperd", who);
 	else
-		snprintf(buf, len, "%s, %s", who, st->state_name);
+		snprintf(buf, len, "%s, %s", who, state);
 }
 
 void memwait_format_line(const struct memwait *w, const struct xenreaper_memory *mem,
 			 char *buf, size_t len)
 {
-	char source[256], pace[96], bar[MEMWAIT_BAR_WIDTH + 1], prefix[32] = "";
+	char source[MEMWAIT_LINE_LEN], pace[96], bar[MEMWAIT_BAR_WIDTH + 1], prefix[32] = "";
 	uint64_t need_mib = freemem_mib_up(w->need), free_mib = mem->free_pages / 256;
 	unsigned percent, filled;
 
@@ -102,13 +107,19 @@ void memwait_format_line(const struct memwait *w, const struct xenreaper_memory 
 	memwait_pace(w, mem, "  ", pace, sizeof(pace));
 	snprintf(buf, len, "%swaiting for memory [%s] %" PRIu64 "/%" PRIu64 " MiB free%s  (%s)",
 		 prefix, bar, free_mib, need_mib, pace, source);
-	if (w->columns && len >= w->columns)
-		buf[w->columns - 1] = '\0';	/* a wrapped line cannot be redrawn */
+	/* A wrapped line cannot be redrawn; cut between characters. */
+	if (w->columns && len >= w->columns && strlen(buf) >= w->columns) {
+		size_t at = w->columns - 1;
+
+		while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
+			at--;
+		buf[at] = '\0';
+	}
 }
 
 static void memwait_draw(struct memwait *w, const struct xenreaper_memory *mem, int64_t now_ms)
 {
-	char line[512];
+	char line[MEMWAIT_LINE_LEN];
 	size_t n;
 
 	memwait_format_line(w, mem, line, sizeof(line));

@@ -9,7 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "progress.h"
 #include "xenreaper.h"
+
+/* Room for a line: the figures and a guest name escaped (4 bytes a byte at most). */
+#define MEMWAIT_LINE_LEN (PROGRESS_TEXT_LEN(128) + 384)
 
 struct memwait {
 	FILE *out;
@@ -22,7 +26,7 @@ struct memwait {
 	int64_t start_ms;		/* the first reading */
 	int64_t last_ms;		/* the newest */
 	int64_t last_print_ms;		/* plain output: when the last line was printed */
-	char last_line[512];		/* plain output: that line */
+	char last_line[MEMWAIT_LINE_LEN];		/* plain output: that line */
 	size_t drawn;			/* tty: width of the line on screen */
 	unsigned shown;			/* lines drawn or printed: 0 if it never waited */
 	struct xenreaper_memory last;	/* the newest reading */

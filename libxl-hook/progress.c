@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "textesc.h"
 
 #define PROGRESS_MIN_SPAN_MS 500	/* samples closer than this give no rate */
 #define PROGRESS_PLAIN_MS 1000		/* plain lines at most this often */
@@ -151,15 +152,15 @@ static void progress_sample(struct progress *p, const struct xenreaper_status *s
 	}
 }
 
-void progress_format_bar(char *buf, unsigned percent)
+void progress_format_bar(char *buf, unsigned width, unsigned percent)
 {
-	unsigned filled = (percent > 100 ? 100 : percent) * PROGRESS_BAR_WIDTH / 100;
+	unsigned filled = (percent > 100 ? 100 : percent) * width / 100;
 
-	for (unsigned i = 0; i < PROGRESS_BAR_WIDTH; i++)
+	for (unsigned i = 0; i < width; i++)
 		buf[i] = i < filled ? '=' : ' ';
-	if (filled > 0 && filled < PROGRESS_BAR_WIDTH)
+	if (filled > 0 && filled < width)
 		buf[filled - 1] = '>';
-	buf[PROGRESS_BAR_WIDTH] = '\0';
+	buf[width] = '\0';
 }
 
 /* ", 812 MiB/s, ETA 3s" / ", stalled" from what xenreaperd published with
@@ -241,7 +242,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 	}
 	switch (st->state) {
 	case XENREAPER_STATE_DESTROYING:
-		progress_format_bar(bar, st->progress);
+		progress_format_bar(bar, PROGRESS_BAR_WIDTH, st->progress);
 		progress_bar_pace(st, pace, sizeof(pace));
 		done = st->pages_total > st->pages_left ? st->pages_total - st->pages_left : 0;
 		snprintf(buf, len, "domain %u: destroying [%s] %3u%%  %" PRIu64 "/%" PRIu64
@@ -252,7 +253,7 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 		/* xenreaperd publishes no scrub rate: this one is measured here. */
 		togo = st->scrub_pages;
 		percent = p->scrub_total ? (p->scrub_total - togo) * 100 / p->scrub_total : 0;
-		progress_format_bar(bar, percent);
+		progress_format_bar(bar, PROGRESS_BAR_WIDTH, percent);
 		progress_format_rate(rate, sizeof(rate), r);
 		progress_format_eta(eta, sizeof(eta), r > 0 ? togo / r : -1);
 		snprintf(buf, len, "domain %u: scrubbing  [%s] %3u%%  %" PRIu64 " MiB to scrub  %s  ETA %s%s",
@@ -519,101 +520,9 @@ static void json_put(char *out, size_t len, size_t *pos, const char *s, size_t n
 			out[*pos] = s[i];
 }
 
-/* Length of the valid UTF-8 sequence at S, 0 if it is not one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;		/* overlong */
-	else if (s[0] == 0xed)
-		hi = 0x9f;		/* surrogates */
-	else if (s[0] == 0xf0)
-		lo = 0x90;		/* overlong */
-	else if (s[0] == 0xf4)
-		hi = 0x8f;		/* beyond U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/* Whether the UTF-8 sequence S of N bytes is a code point a terminal
- * would act on or hide rather than show: C1 controls, and the invisible
- * format characters that reorder or hide text (Trojan Source): ALM, the
- * zero-width ones, LRM/RLM, bidi embeddings, overrides and isolates, the
- * line and paragraph separators, word joiners and the BOM. */
-static bool text_hidden(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-
-	if (n == 2)
-		cp = (s[0] & 0x1f) << 6 | (s[1] & 0x3f);
-	else if (n == 3)
-		cp = (s[0] & 0x0f) << 12 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f);
-	else
-		return false;
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || (cp >= 0x200b && cp <= 0x200f) ||
-	       (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
-}
-
-/* Put the N bytes of UNIT at *POS if all of them fit before the NUL;
- * once one does not, nothing more is put (*FULL), so the text is cut
- * between units. */
-static void text_put(char *out, size_t len, size_t *pos, bool *full, const char *unit,
-		     size_t n)
-{
-	if (!*full && *pos + n < len)
-		memcpy(out + *pos, unit, n);
-	else
-		*full = true;
-	*pos += n;
-}
-
 size_t progress_text_escape(char *out, size_t len, const char *in)
 {
-	static const char c_escapes[] = "abtnvfr";	/* \a is 7 ... \r is 13 */
-	const unsigned char *s = (const unsigned char *)in;
-	size_t pos = 0, kept = 0, n;
-	bool full = false;
-	char esc[20];
-
-	while (*s) {
-		n = *s < 0x80 ? 1 : utf8_sequence(s);
-		if (*s == '\\') {
-			text_put(out, len, &pos, &full, "\\\\", 2);
-		} else if (*s >= 7 && *s <= 13) {
-			esc[0] = '\\';
-			esc[1] = c_escapes[*s - 7];
-			text_put(out, len, &pos, &full, esc, 2);
-		} else if (*s < 0x20 || *s == 0x7f || n == 0 || text_hidden(s, n)) {
-			size_t bytes = n ? n : 1;
-
-			for (size_t i = 0; i < bytes; i++)
-				snprintf(esc + 4 * i, 5, "\\x%02x", s[i]);
-			text_put(out, len, &pos, &full, esc, 4 * bytes);
-			n = bytes;
-		} else {
-			text_put(out, len, &pos, &full, (const char *)s, n);
-		}
-		if (!full)
-			kept = pos;
-		s += n;
-	}
-	if (len)
-		out[kept < len ? kept : len - 1] = '\0';
-	return pos;
+	return textesc_escape(out, len, in, false);
 }
 
 const char *progress_text(char *buf, size_t len, const char *in)
@@ -650,7 +559,7 @@ size_t progress_json_escape(char *out, size_t len, const char *in)
 		} else if (*s < 0x80) {
 			json_put(out, len, &pos, (const char *)s, 1);
 			s++;
-		} else if ((n = utf8_sequence(s)) > 0) {
+		} else if ((n = textesc_utf8_len(s)) > 0) {
 			json_put(out, len, &pos, (const char *)s, n);
 			s += n;
 		} else {

@@ -74,9 +74,9 @@ void progress_format_line(const struct progress *p, const struct xenreaper_statu
 void progress_format_rate(char *buf, size_t len, double pages_per_s);
 /* "42s", "3m05s", "2h07m"; "--" for a negative or absurd estimate. */
 void progress_format_eta(char *buf, size_t len, double seconds);
-/* A bar PERCENT full ("=====>     "), PROGRESS_BAR_WIDTH characters, into BUF
- * (PROGRESS_BAR_WIDTH + 1 bytes). */
-void progress_format_bar(char *buf, unsigned percent);
+/* A bar PERCENT full ("=====>     "), WIDTH characters, into BUF (WIDTH + 1
+ * bytes); the clients' bars are PROGRESS_BAR_WIDTH wide. */
+void progress_format_bar(char *buf, unsigned width, unsigned percent);
 /* Whole MiB in PAGES 4 KiB pages, rounded to nearest. */
 uint64_t progress_mib(uint64_t pages);
 

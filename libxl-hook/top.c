@@ -6,8 +6,10 @@
  * changes, lays out the screen (xenreaperd's state, the memory nodes, then
  * one line per job: state, a bar, pages left, rate, time left, reason,
  * and what holds a zombie or waits a stuck destroy, cut to the terminal's
- * width) and says which of its lines changed, so that nothing is redrawn
- * while nothing changes.  It deliberately does no I/O (top-run.c talks to
+ * width; on a terminal too narrow for the domid, name, state and bar with
+ * the name as wide as the longest, a narrow form keeps those four in it,
+ * cutting names with a mark) and says which of its lines changed, so that
+ * nothing is redrawn while nothing changes.  It deliberately does no I/O (top-run.c talks to
  * xenstore and the terminal) and computes nothing xenreaperd does not
  * publish: the rate and time left are the daemon's, not counted down
  * here between its updates, so the screen never shows a figure xenstore
@@ -27,6 +29,15 @@
 
 /* "[bar] 100%": the progress cell's width. */
 #define TOP_PROGRESS_WIDTH (PROGRESS_BAR_WIDTH + 2 + 5)
+/* The narrow view's bar (inside its brackets) and progress cell. */
+#define TOP_NARROW_BAR_WIDTH 8
+#define TOP_NARROW_PROGRESS_WIDTH (TOP_NARROW_BAR_WIDTH + 2 + 5)
+/* Columns DOMID, STATE and the bar take with their separators, the name
+ * aside: "%5u  NAME  %-10s  [bar]" wide, single spaces narrow. */
+#define TOP_WIDE_FIXED (5 + 2 + 2 + 10 + 2 + PROGRESS_BAR_WIDTH + 2)
+#define TOP_NARROW_FIXED (5 + 1 + 1 + 10 + 1 + TOP_NARROW_BAR_WIDTH + 2)
+/* The narrowest NAME column: as wide as its title. */
+#define TOP_NAME_MIN 4
 /* Lines above the jobs: daemon, memory, a blank line, the titles. */
 #define TOP_HEAD_ROWS 4
 
@@ -158,15 +169,32 @@ void top_view_drop(struct top_view *v, uint32_t domid)
 	v->n_jobs--;
 }
 
-void top_format_job(const struct xenreaper_status *st, int name_width, char *buf, size_t len)
+void top_columns_for(const struct xenreaper_status *jobs, size_t n, unsigned cols, int name_width,
+		     struct top_columns *c)
+{
+	int longest = name_width ? name_width : jobline_name_width(jobs, n);
+
+	c->narrow = TOP_WIDE_FIXED + longest > (int)cols;
+	c->name_width = longest;
+	if (c->narrow && TOP_NARROW_FIXED + longest > (int)cols)
+		c->name_width = (int)cols - TOP_NARROW_FIXED > TOP_NAME_MIN ?
+				(int)cols - TOP_NARROW_FIXED : TOP_NAME_MIN;
+}
+
+void top_format_job(const struct xenreaper_status *st, const struct top_columns *c, char *buf,
+		    size_t len)
 {
 	char name[PROGRESS_TEXT_LEN(128) + JOBLINE_NAME_MAX], bar[PROGRESS_BAR_WIDTH + 1];
 	char note[PROGRESS_TEXT_LEN(512) + 16];
+	const char *sep = c->narrow ? " " : "  ";
 	struct jobline_cells cells;
 
 	jobline_cells(st, &cells);
-	jobline_name(name, sizeof(name), st, name_width);
-	progress_format_bar(bar, st->progress);
+	if (c->narrow)
+		jobline_name_marked(name, sizeof(name), st, c->name_width);
+	else
+		jobline_name(name, sizeof(name), st, c->name_width);
+	progress_format_bar(bar, c->narrow ? TOP_NARROW_BAR_WIDTH : PROGRESS_BAR_WIDTH, st->progress);
 	if (cells.holder[0])
 		snprintf(note, sizeof(note), "%s: %s", cells.holder_word, cells.holder);
 	else if (cells.failed[0])
@@ -175,16 +203,20 @@ void top_format_job(const struct xenreaper_status *st, int name_width, char *buf
 		snprintf(note, sizeof(note), "%" PRIu64 " MiB to scrub", progress_mib(st->scrub_pages));
 	else
 		note[0] = '\0';
-	snprintf(buf, len, "%5u  %s  %-10s  [%s] %3u%%  %9" PRIu64 "  %10s  %7s  %-8s  %s",
-		 st->domid, name, cells.state, bar, st->progress, progress_mib(st->pages_left),
-		 cells.rate, cells.eta, cells.reason, note);
+	snprintf(buf, len, "%5u%s%s%s%-10s%s[%s] %3u%%%s%9" PRIu64 "%s%10s%s%7s%s%-8s%s%s",
+		 st->domid, sep, name, sep, cells.state, sep, bar, st->progress, sep,
+		 progress_mib(st->pages_left), sep, cells.rate, sep, cells.eta, sep, cells.reason,
+		 sep, note);
 }
 
-void top_format_titles(int name_width, char *buf, size_t len)
+void top_format_titles(const struct top_columns *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%5s  %-*s  %-10s  %-*s  %9s  %10s  %7s  %-8s  %s", "DOMID", name_width,
-		 "NAME", "STATE", TOP_PROGRESS_WIDTH, "PROGRESS", "LEFT MiB", "RATE", "ETA",
-		 "REASON", "HELD BY / ERROR");
+	const char *sep = c->narrow ? " " : "  ";
+
+	snprintf(buf, len, "%5s%s%-*s%s%-10s%s%-*s%s%9s%s%10s%s%7s%s%-8s%s%s", "DOMID", sep,
+		 c->name_width, "NAME", sep, "STATE", sep,
+		 c->narrow ? TOP_NARROW_PROGRESS_WIDTH : TOP_PROGRESS_WIDTH, "PROGRESS", sep,
+		 "LEFT MiB", sep, "RATE", sep, "ETA", sep, "REASON", sep, "HELD BY / ERROR");
 }
 
 void top_format_daemon(const struct top_header *h, size_t under_way, size_t n_jobs, char *buf,
@@ -257,7 +289,7 @@ void top_render(const struct top_view *v, const struct top_layout *layout, struc
 	char text[TOP_LINE_LEN + 64];
 	struct xenreaper_status *order = NULL;
 	size_t under_way = 0, shown;
-	int width;
+	struct top_columns columns;
 
 	if (rows > TOP_ROWS_MAX)
 		rows = TOP_ROWS_MAX;
@@ -275,8 +307,8 @@ void top_render(const struct top_view *v, const struct top_layout *layout, struc
 		top_put(s, row++, TOP_KEY_MEMORY, text, cols);
 	if (row < rows)
 		top_put(s, row++, TOP_KEY_OTHER, "", cols);
-	width = layout->name_width ? layout->name_width : jobline_name_width(v->jobs, v->n_jobs);
-	top_format_titles(width, text, sizeof(text));
+	top_columns_for(v->jobs, v->n_jobs, cols, layout->name_width, &columns);
+	top_format_titles(&columns, text, sizeof(text));
 	if (row < rows)
 		top_put(s, row++, TOP_KEY_OTHER, text, cols);
 	/* Without memory to sort a copy, the jobs go by domid: still all of them. */
@@ -292,7 +324,7 @@ void top_render(const struct top_view *v, const struct top_layout *layout, struc
 	for (size_t i = 0; i < shown; i++) {
 		const struct xenreaper_status *st = order ? &order[i] : &v->jobs[i];
 
-		top_format_job(st, width, text, sizeof(text));
+		top_format_job(st, &columns, text, sizeof(text));
 		top_put(s, row++, TOP_KEY_JOB(st->domid), text, cols);
 	}
 	if (shown < v->n_jobs && row < rows) {

@@ -65,10 +65,23 @@ int top_view_set(struct top_view *v, const struct xenreaper_status *st);
 /* Forget the job of DOMID (there is none any more). */
 void top_view_drop(struct top_view *v, uint32_t domid);
 
-/* One job's line, NAME_WIDTH columns for its name (jobline_name_width). */
-void top_format_job(const struct xenreaper_status *st, int name_width, char *buf, size_t len);
+/* How the jobs' lines are laid out. */
+struct top_columns {
+	int name_width;			/* NAME column */
+	bool narrow;			/* one space between columns, a shorter bar, and a
+					 * name wider than NAME_WIDTH cut with a mark */
+};
+/* The layout for the N JOBS on COLS columns, with NAME_WIDTH columns for
+ * names (0: their longest, jobline_name_width): the wide one when DOMID,
+ * NAME, STATE and the bar fit; else the narrow one, its NAME column what
+ * is left of COLS (at least 4), so that they fit from 32 columns on. */
+void top_columns_for(const struct xenreaper_status *jobs, size_t n, unsigned cols, int name_width,
+		     struct top_columns *c);
+/* One job's line, laid out as C says. */
+void top_format_job(const struct xenreaper_status *st, const struct top_columns *c, char *buf,
+		    size_t len);
 /* The column titles over top_format_job's lines. */
-void top_format_titles(int name_width, char *buf, size_t len);
+void top_format_titles(const struct top_columns *c, char *buf, size_t len);
 /* The summary's two lines: xenreaperd's state and the jobs under way
  * (UNDER_WAY of N_JOBS), then the memory nodes. */
 void top_format_daemon(const struct top_header *h, size_t under_way, size_t n_jobs, char *buf,

@@ -642,6 +642,45 @@ static void test_text_escape(void)
 	is_int(progress_text_escape(NULL, 0, "a\x01"), 5, "length only, with no buffer");
 }
 
+/* xenreaper(1) says how text is escaped: every escape the code makes for
+ * a byte must be named there as the page spells it (\e for a backslash),
+ * the \xNN ones by the one generic form. */
+static void test_escape_documented(void)
+{
+	const char *path = SRCDIR "/man/xenreaper.1";
+	char page[200000], esc[8], want[16], missing[256] = "";
+	const char *from, *to;
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		n = fread(page, 1, sizeof(page) - 1, f);
+		fclose(f);
+	}
+	page[n] = '\0';
+	from = strstr(page, "A guest's name is whatever its owner put in its config");
+	to = from ? strstr(from, ".Sh ") : NULL;
+	ok(from && to, "xenreaper(1) has the paragraph on escaping (%s)", path);
+	if (!from || !to)
+		return;
+	page[to - page] = '\0';
+	for (int c = 1; c < 0x80; c++) {
+		char in[2] = { (char)c, 0 };
+
+		progress_text_escape(esc, sizeof(esc), in);
+		if (!strcmp(esc, in))
+			continue;
+		if (esc[1] == 'x')
+			snprintf(want, sizeof(want), ".Ql \\exNN");
+		else
+			snprintf(want, sizeof(want), ".Ql \\e%s", esc[1] == '\\' ? "\\e" : esc + 1);
+		if (!strstr(from, want) && !strstr(missing, want))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " '%s'", want);
+	}
+	ok(!missing[0], "  it names every escape the clients print (missing:%s)",
+	   missing[0] ? missing : " none");
+}
+
 int main(void)
 {
 	test_front_parse();
@@ -653,5 +692,6 @@ int main(void)
 	test_daemon_limit();
 	test_json();
 	test_text_escape();
+	test_escape_documented();
 	return tap_done();
 }

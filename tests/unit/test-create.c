@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -570,6 +571,83 @@ static void test_memwait(void)
 	free(text);
 }
 
+/* Whether TEXT has a control byte (C0 or DEL) other than those in ALLOWED. */
+static bool has_control(const char *text, const char *allowed)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if ((*c < 0x20 || *c == 0x7f) && !strchr(allowed, *c))
+			return true;
+	return false;
+}
+
+/* TEXT with its control bytes as '?', for a TAP diagnostic line. */
+static const char *shown(const char *text)
+{
+	static char buf[2048];
+	size_t i;
+
+	for (i = 0; text[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* A name a tenant chose: an OSC that retitles a terminal (ESC ] 0 ; ...
+ * BEL), a newline, and 60 characters.  Whatever the clients show of it
+ * on a terminal or off it must be escaped, one line. */
+static void test_memwait_hostile_name(void)
+{
+	static const char head[] = "\033]0;pwned\a\nforged ";
+	char name[128], want[256], line[1024], *text = NULL;
+	struct xenreaper_memory mem;
+	struct memwait w;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	snprintf(name, sizeof(name), "%s%.60s", head,
+		 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh");
+	snprintf(want, sizeof(want), "domain 5 (\\x1b]0;pwned\\a\\nforged %.60s)",
+		 "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh");
+	memset(&mem, 0, sizeof(mem));
+	mem.free_pages = 2490 * 256;
+	mem.releasing_pages = 2560 * 256;
+	mem.teardowns = 1;
+	mem.daemon_running = 1;
+	mem.rate_mib_s = 150;
+	mem.largest = job(5, XENREAPER_STATE_DESTROYING, name, U(5));
+
+	memwait_init(&w, out, false, 658432);
+	w.prog = "xl";
+	memwait_format_line(&w, &mem, line, sizeof(line));
+	ok(!has_control(line, ""), "memwait, hostile name: the plain line has no control byte: %s",
+	   shown(line));
+	ok(strstr(line, want) != NULL, "  it names the guest escaped: %s", want);
+	memwait_update(&w, &mem, 0);
+	fflush(out);
+	ok(text && !has_control(text, "\n") && strchr(text, '\n') == text + strlen(text) - 1,
+	   "  printed as one line: %s", text ? shown(text) : "(nothing)");
+
+	fclose(out);
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &size);
+
+	memwait_init(&w, out, true, 658432);
+	w.prog = "xl";
+	w.columns = 500;
+	memwait_format_line(&w, &mem, line, sizeof(line));
+	ok(!has_control(line, ""), "memwait, hostile name: the tty line has no control byte: %s",
+	   shown(line));
+	ok(strstr(line, want) != NULL, "  it names the guest escaped");
+	memwait_update(&w, &mem, 0);
+	memwait_clear(&w);
+	fflush(out);
+	ok(text && !has_control(text, "\r"), "  drawn and cleared with \\r alone: %s",
+	   text ? shown(text) : "(nothing)");
+	fclose(out);
+	free(text);
+}
+
 int main(void)
 {
 	test_create_parse();
@@ -581,5 +659,6 @@ int main(void)
 	test_same_size();
 	test_falling();
 	test_memwait();
+	test_memwait_hostile_name();
 	return tap_done();
 }

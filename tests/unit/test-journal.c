@@ -7,6 +7,7 @@
  * stderr are what they were, and the same text as the entries' MESSAGE.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,6 +519,105 @@ static void test_reload(void)
 	config_errors_clear(&errs);
 }
 
+/* A name a tenant chose: an OSC that retitles a terminal (ESC ] 0 ; ...
+ * BEL), a newline and a forged line at priority 0, then 60 characters. */
+#define HOSTILE_NAME "\033]0;pwned\a\n<0>forged " \
+	"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
+#define HOSTILE_SHOWN "\\x1b]0;pwned\\a\\n<0>forged " \
+	"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
+
+/* Whether TEXT has a control byte (C0 or DEL) other than those in ALLOWED. */
+static bool has_control(const char *text, const char *allowed)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		if ((*c < 0x20 || *c == 0x7f) && !strchr(allowed, *c))
+			return true;
+	return false;
+}
+
+/* TEXT with its control bytes but newlines as '?', for a TAP diagnostic. */
+static void show_text(const char *text)
+{
+	printf("# ");
+	for (const char *c = text; *c; c++)
+		if (*c == '\n')
+			printf("\n# ");
+		else
+			putchar((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c);
+	putchar('\n');
+}
+
+/* Tear down domain 6, named HOSTILE_NAME, as teardown_web does domain 5. */
+static void teardown_hostile(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	bed_add_named(&b, 6, 32768, 0, HOSTILE_NAME);
+	bed_request(&b, 6, 6);
+	bed_settle(&b);
+	if (strcmp(bed_node(&b, 6, "state") ? bed_node(&b, 6, "state") : "", "done"))
+		printf("# domain 6 ended %s\n", bed_node(&b, 6, "state"));
+	bed_dispose(&b);
+}
+
+/* A guest's name is its tenant's: one message stays one line, on stderr
+ * and in the journal's MESSAGE, its control characters escaped, while
+ * XEN_DOMAIN_NAME keeps the name as it is. */
+static void test_hostile_name(void)
+{
+	const struct fake_journal_entry *e;
+	size_t raw_messages = 0, with_name = 0, lines = 0, bad_lines = 0;
+	char *plain, *line, *save = NULL;
+
+	fake_journal_start(0);
+	teardown_hostile();
+	fake_journal_stop();
+	for (size_t i = 0; i < fake_journal_count(); i++) {
+		const char *message = FIELD(fake_journal_entry(i), "MESSAGE");
+
+		if (message && has_control(message, "")) {
+			raw_messages++;
+			show_text(message);
+		}
+		with_name += message && strstr(message, HOSTILE_SHOWN) != NULL;
+	}
+	ok(fake_journal_count() > 3 && raw_messages == 0,
+	   "a guest named with an escape and a newline: no MESSAGE has a control character (%zu of %zu)",
+	   raw_messages, fake_journal_count());
+	ok(with_name > 0, "  %zu MESSAGEs name it escaped", with_name);
+	e = fake_journal_find(XR_MESSAGE_DONE, 6);
+	is_str(FIELD(e, "XEN_DOMAIN_NAME"), HOSTILE_NAME, "  XEN_DOMAIN_NAME is the name as it is");
+	ok(FIELD(e, "MESSAGE") && strstr(FIELD(e, "MESSAGE"), "domain 6 (" HOSTILE_SHOWN ", 128 MiB): destroying -> done"),
+	   "  the done MESSAGE names it escaped");
+
+	catch_stderr();
+	teardown_hostile();
+	log_msg(LOG_NOTICE, "tab\there, bell\a, delete\x7f, back\\slash");
+	plain = release_stderr();
+	for (line = plain ? strtok_r(plain, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (line[0] != '<' || line[1] < '0' || line[1] > '7' || line[2] != '>' ||
+		    has_control(line, "")) {
+			bad_lines++;
+			show_text(line);
+		}
+	}
+	ok(lines > 3 && bad_lines == 0,
+	   "off the journal: every line starts with <N> and has no control character (%zu of %zu)",
+	   bad_lines, lines);
+	free(plain);
+	catch_stderr();
+	log_msg(LOG_NOTICE, "tab\there, bell\a, delete\x7f, back\\slash, \xc3\xa4");
+	plain = release_stderr();
+	is_str(plain, "<5>tab\\there, bell\\a, delete\\x7f, back\\slash, \xc3\xa4\n",
+	       "  control characters as xenreaper(1) shows them; a backslash and UTF-8 as they are");
+	free(plain);
+}
+
 int main(void)
 {
 	char empty[300];
@@ -535,6 +635,7 @@ int main(void)
 	test_orphan();
 	test_scrub_gave_up();
 	test_reload();
+	test_hostile_name();
 	fake_journal_start(0);	/* free what the last test kept */
 	fake_journal_stop();
 	snprintf(empty, sizeof(empty), "%s/empty", scratch);

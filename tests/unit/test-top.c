@@ -3,6 +3,7 @@
  * summary, the screen's order and bounds, and the change detection that
  * decides what is redrawn (nothing while nothing changes) and which plain
  * lines are printed.  No Xen needed. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,16 @@ static void test_events(void)
 
 static void test_job_lines(void)
 {
+	const struct top_columns name4 = { .name_width = 4 };
+	struct top_columns fit = { 0 };
 	struct xenreaper_status st;
 	char line[TOP_LINE_LEN], titles[TOP_LINE_LEN];
 
 	st = destroying(7, "web", 50);
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	is_str(line, "    7  web   destroying  [=======>        ]  50%        256   812 MiB/s       3s  request   ",
 	       "a destroying job: domid, name, state, bar, percent, MiB left, rate, time left, reason");
-	top_format_titles(4, titles, sizeof(titles));
+	top_format_titles(&name4, titles, sizeof(titles));
 	is_str(titles, "DOMID  NAME  STATE       PROGRESS                  LEFT MiB        RATE      ETA  REASON    HELD BY / ERROR",
 	       "the titles");
 	is_int(strstr(titles, "PROGRESS") - titles, strchr(line, '[') - line,
@@ -105,58 +108,60 @@ static void test_job_lines(void)
 	       strstr(line, " 256") + strlen(" 256") - line, "  LEFT MiB over the MiB left, right-aligned");
 
 	st = destroying(7, "web", 0);
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "[                ]   0%"), "an empty bar at 0%%: %s", line);
 	st = destroying(7, "web", 100);
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "[================] 100%"), "a full bar at 100%%: %s", line);
 
 	st = destroying(7, "web", 40);
 	st.stalled = 1;
 	st.eta_s = -1;
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "812 MiB/s  stalled  request"), "stalled in the ETA column: %s", line);
 
 	st = destroying(7, "web", 40);
 	st.rate_mib_s = -1;
 	st.eta_s = -1;
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "         -        -  request"), "no rate or time left published: '-': %s", line);
 
 	st = job(9, "held", XENREAPER_STATE_ZOMBIE, "zombie");
 	snprintf(st.reason, sizeof(st.reason), "orphan");
 	snprintf(st.held_by, sizeof(st.held_by), "pid 1234 qemu-system-i38 maps its pages");
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, " zombie ") && strstr(line, "orphan    held by: pid 1234 qemu-system-i38 maps its pages"),
 	   "a zombie's line says what holds it: %s", line);
 
 	st = job(9, "held", XENREAPER_STATE_STUCK, "stuck");
 	snprintf(st.held_by, sizeof(st.held_by), "blkback 51712");
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "request   waiting on: blkback 51712"), "a stuck one's what it waits on: %s", line);
 
 	st = job(3, "bad", XENREAPER_STATE_FAILED, "failed");
 	snprintf(st.error, sizeof(st.error), "libxl_domain_destroy: -3");
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "request   failed: libxl_domain_destroy: -3"), "a failed one's error: %s", line);
 
 	st = job(3, "ok", XENREAPER_STATE_DONE, "done");
 	snprintf(st.error, sizeof(st.error), "left behind: vif3.0");
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(!strstr(line, "failed:"), "a done job with a warning is not called failed: %s", line);
 
 	st = job(4, "s", XENREAPER_STATE_SCRUBBING, "scrubbing");
 	st.progress = 100;
 	st.scrub_pages = 25600;
-	top_format_job(&st, 4, line, sizeof(line));
+	top_format_job(&st, &name4, line, sizeof(line));
 	ok(strstr(line, "request   100 MiB to scrub"), "a scrubbing one's backlog: %s", line);
 
 	st = destroying(7, "evil\n\033[2Jname", 10);
-	top_format_job(&st, jobline_name_width(&st, 1), line, sizeof(line));
+	fit.name_width = jobline_name_width(&st, 1);
+	top_format_job(&st, &fit, line, sizeof(line));
 	ok(!strchr(line, '\n') && !strchr(line, '\033') && strstr(line, "evil\\n\\x1b[2Jname"),
 	   "a name with a newline and an escape is shown escaped: %s", line);
 	st = destroying(7, "a-very-long-guest-name-that-goes-on-and-on", 10);
-	top_format_job(&st, jobline_name_width(&st, 1), line, sizeof(line));
+	fit.name_width = jobline_name_width(&st, 1);
+	top_format_job(&st, &fit, line, sizeof(line));
 	ok(strstr(line, "  a-very-long-guest-name-that-goes  destroying"),
 	   "a name is cut to %d columns: %s", JOBLINE_NAME_MAX, line);
 }
@@ -338,6 +343,103 @@ static void test_render(void)
 	top_view_free(&v);
 }
 
+/* A name a tenant chose: an OSC that retitles a terminal (ESC ] 0 ; ...
+ * BEL), a newline, and 60 characters. */
+#define HOSTILE_NAME "\033]0;pwned\a\nforged " \
+	"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh"
+
+/* Whether LINE shows a job's DOMID first, then NAME_START (the start of
+ * its name, escaped), STATE and a whole bar, within COLS columns. */
+static bool job_line_whole(const char *line, uint32_t domid, const char *name_start,
+			   const char *state, unsigned cols)
+{
+	char lead[16];
+	const char *name, *st, *open, *close;
+
+	snprintf(lead, sizeof(lead), "%5u ", domid);
+	if (strncmp(line, lead, strlen(lead)) || jobline_columns(line) > (int)cols)
+		return false;
+	name = strstr(line + strlen(lead), name_start);
+	st = name ? strstr(name + strlen(name_start), state) : NULL;
+	open = st ? strchr(st, '[') : NULL;
+	close = open ? strchr(open, ']') : NULL;
+	return name && st && st[-1] == ' ' && st[strlen(state)] == ' ' && close &&
+	       close - open == (long)strspn(open + 1, " =>") + 1;
+}
+
+/* At 40 columns (top-run draws 39, leaving the last free), one long name,
+ * escaped, must not push STATE or the bar off any job's line: the narrow
+ * view gives the name what is left and cuts it with a mark. */
+static void test_narrow(void)
+{
+	struct xenreaper_status st;
+	struct top_view v;
+	struct top_columns c;
+	const char *line, *titles;
+	bool whole = true, raw = false;
+	static const struct { uint32_t domid; const char *name, *state; } jobs[] = {
+		{ 3, "web", "destroying" },
+		{ 12, "\\x1b]0;", "destroying" },
+		{ 4, "db-primary", "done" },
+	};
+
+	top_view_init(&v);
+	v.head.daemon_running = true;
+	snprintf(v.head.daemon_state, sizeof(v.head.daemon_state), "running");
+	st = destroying(3, "web", 50);
+	top_view_set(&v, &st);
+	st = destroying(12, HOSTILE_NAME, 20);
+	top_view_set(&v, &st);
+	st = job(4, "db-primary", XENREAPER_STATE_DONE, "done");
+	st.progress = 100;
+	top_view_set(&v, &st);
+
+	render(&v, 39, 24, true, &screen_a);
+	for (unsigned i = 0; i < screen_a.rows; i++)
+		raw |= strpbrk(screen_a.line[i], "\033\a\n") != NULL;
+	ok(!raw, "at 40 columns, no line has a raw escape, BEL or newline");
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(*jobs); j++) {
+		int row = row_of(&screen_a, jobs[j].domid);
+
+		line = row >= 0 ? screen_a.line[row] : "";
+		if (!job_line_whole(line, jobs[j].domid, jobs[j].name, jobs[j].state, 39)) {
+			whole = false;
+			printf("# domain %u: '%s'\n", jobs[j].domid, line);
+		}
+	}
+	ok(whole, "at 40 columns, every job's line shows DOMID, NAME, STATE and a whole bar");
+	line = row_of(&screen_a, 12) >= 0 ? screen_a.line[row_of(&screen_a, 12)] : "";
+	ok(strstr(line, "+ destroying"), "  the long name is cut with a mark: %s", line);
+	line = row_of(&screen_a, 3) >= 0 ? screen_a.line[row_of(&screen_a, 3)] : "";
+	ok(strstr(line, "web ") && !strstr(line, "web+"), "  a short one is not: %s", line);
+	titles = screen_a.line[3];
+	ok(strstr(titles, "STATE") && strstr(line, "destroying") &&
+	   strstr(titles, "STATE") - titles == strstr(line, "destroying") - line &&
+	   strstr(titles, "NAME") - titles == strstr(line, "web") - line,
+	   "  the titles stand over their columns: %s", titles);
+
+	top_columns_for(v.jobs, v.n_jobs, 39 + JOBLINE_NAME_MAX, 0, &c);
+	ok(!c.narrow && c.name_width == JOBLINE_NAME_MAX,
+	   "on %d columns the wide view fits DOMID, the longest name, STATE and the bar",
+	   39 + JOBLINE_NAME_MAX);
+	top_columns_for(v.jobs, v.n_jobs, 38 + JOBLINE_NAME_MAX, 0, &c);
+	ok(c.narrow && c.name_width == JOBLINE_NAME_MAX,
+	   "  one column less: the narrow view, the name still %d wide (%d)", JOBLINE_NAME_MAX,
+	   c.name_width);
+	top_columns_for(v.jobs, v.n_jobs, 20, 0, &c);
+	is_int(c.name_width, 4, "  on 20 columns the name keeps 4, the width of its title");
+	top_columns_for(v.jobs, v.n_jobs, 500, JOBLINE_NAME_MAX, &c);
+	ok(!c.narrow, "plain output (%d columns, names %d wide): the wide view", 500,
+	   JOBLINE_NAME_MAX);
+
+	render(&v, 99, 24, true, &screen_a);
+	line = row_of(&screen_a, 3) >= 0 ? screen_a.line[row_of(&screen_a, 3)] : "";
+	ok(job_line_whole(line, 3, "web", "destroying", 99) &&
+	   strstr(line, "    3  web  ") && strstr(line, "  destroying  [======="),
+	   "at 100 columns, the wide view as ever: %s", line);
+	top_view_free(&v);
+}
+
 int main(void)
 {
 	test_events();
@@ -345,5 +447,6 @@ int main(void)
 	test_summary();
 	test_view();
 	test_render();
+	test_narrow();
 	return tap_done();
 }

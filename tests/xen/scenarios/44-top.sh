@@ -11,9 +11,16 @@
 # the first, so that the teardown stops as a zombie long enough to be
 # seen whatever the host's speed, and ends when the helper lets go.
 # Every wait polls the screen (or a file) for a pattern, with a bound.
+# Last, a guest a tenant named with an escape sequence that would retitle
+# the terminal, a newline and 60 characters (issue 41): at 40 columns
+# every job's line keeps its domid, name, state and bar (the name cut with
+# a '+'), nothing of the name reaches the terminal raw, and the daemon,
+# started by hand, logs it escaped, one line per message, each with <N>.
 . $XB_LIB
 xb_clients
 base=$(xb_free_pages)
+XB_DAEMON_LOG=/tmp/xenreaperd-top.log
+: > $XB_DAEMON_LOG
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 
 T="tmux -L xbtop -f /dev/null"
@@ -154,7 +161,55 @@ distinct=$(grep -E "^[0-9:]{8} +$p  topplain " /tmp/top.plain | cut -c10- | uniq
 xb_is "$distinct" "$lines" "  each of topplain's $lines lines differs from the one before (one per change)"
 rm -f /tmp/top.fifo
 
+# --- a hostile name at 40 columns.  The guest is paused, without devices:
+# the point is its name, not its teardown.
+evil=$(printf '\033]0;pwned\007\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh')
+shown='\x1b]0;pwned\a\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh'
+# bad_job_lines: the job lines of the pane (below the titles) without a
+# domid, a name, a state and a whole bar, in that order.
+job_lines() { screen | awk '/^DOMID/ { t = 1; next } t && /^ *[0-9]+ / { print }'; }
+bad_job_lines() {
+	job_lines | grep -vE '^ *[0-9]+ .+ (requested|queued|destroying|zombie|scrubbing|stuck|done|failed) +\[[ =>]+\]'
+}
+title() { $T display-message -p -t top '#{pane_title}'; }
+h=$(xb_guest topevil 128) || xb_not_ok "create topevil (128 MiB)"
+xb_check "guest $h renamed with an escape sequence, a newline and 60 characters (xl rename)" \
+	xl rename topevil "$evil"
+xb_check "  /local/domain/$h/name holds them raw" test "$(xenstore-read -R /local/domain/$h/name)" = "$evil"
+rm -f /tmp/top40.stream
+$T new-session -d -s top -x 40 -y 20 "env PS1='xbtop\$ ' LD_LIBRARY_PATH=$LD_LIBRARY_PATH sh" ||
+	xb_not_ok "tmux starts a 40-column pane"
+screen_wait '^xbtop\$' 30 || { xb_not_ok "the 40-column pane's shell is up"; show_screen; }
+$T pipe-pane -t top -o 'cat >> /tmp/top40.stream'
+title_before=$(title)
+if start_top; then xb_ok "top draws the view on 40 columns"; else xb_not_ok "top draws the view on 40 columns"; show_screen; fi
+$XR destroy $h > /tmp/top.evil 2>&1
+xb_check "xenreaper destroy $h asks xenreaperd" grep -q "teardown requested" /tmp/top.evil
+if screen_wait "^ +$h \\\\x1b\\]0;[a-z]*\\+ done +\\[=+\\]" 60; then
+	xb_ok "  its job ends done on a 40-column line, the name escaped and cut with a '+'"
+else
+	xb_not_ok "  its job ends done on a 40-column line, the name escaped and cut with a '+'"
+fi
+show_screen
+n=$(job_lines | wc -l)
+xb_check "  all $n job lines show domid, name, state and a whole bar" test "$n" -ge 2 -a -z "$(bad_job_lines)"
+bad_job_lines | sed 's/^/XQTAP #   cut: /'
+xb_check "  the titles too" sh -c "$T capture-pane -p -t top | grep -qE '^DOMID NAME +STATE +PROGRESS'"
+xb_is "$(title)" "$title_before" "  the pane's title is as before (no OSC reached the terminal)"
+xb_check "  no ESC ]0;pwned in what top wrote to the terminal" \
+	sh -c "! grep -qF \"$(printf '\033]0;pwned')\" /tmp/top40.stream"
+$T send-keys -t top q
+screen_wait '^xbtop\$ ?$' 30 || xb_not_ok "q quits top on 40 columns"
+$T kill-server
+
 xb_wait_memory $base "all the guests' memory is back"
 xb_daemon_stop
+# The daemon's log off the journal: one line per message, the name in it
+# escaped as xenreaperd(8) says.
+xb_check "the daemon's log names domain $h escaped" grep -qF "domain $h ($shown" $XB_DAEMON_LOG
+xb_is "$(grep -cv '^<[0-7]>' $XB_DAEMON_LOG)" 0 "  every line of it starts with <N> ($(wc -l < $XB_DAEMON_LOG) lines)"
+xb_is "$(LC_ALL=C grep -c '[[:cntrl:]]' $XB_DAEMON_LOG)" 0 "  and no line has a raw control character"
+grep -v '^<[0-7]>' $XB_DAEMON_LOG | cat -v | head -n 5 | sed 's/^/XQTAP #   not <N>: /'
+LC_ALL=C grep '[[:cntrl:]]' $XB_DAEMON_LOG | cat -v | head -n 5 | sed 's/^/XQTAP #   raw: /'
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 30
 xb_done

@@ -14,6 +14,12 @@
 # 2. A zombie (a page of it mapped by a dom0 helper) whose pages stopped
 #    falling: memory/releasing drops to 0 while it is still a zombie, and
 #    the client counts nothing of it.
+# 3. The wait's line names the guest that holds most escaped (issue 41): a
+#    paused guest, no devices (the point is its name), named with an
+#    escape sequence that would retitle a terminal, a newline and 60
+#    characters, its teardown requested while xenreaperd is held stopped;
+#    `xenreaper wait-free` into a file and on a terminal (script(1)'s pty)
+#    shows the name escaped and writes no raw control character but \r.
 . $XB_LIB
 xb_clients
 base=$(xb_free_pages)
@@ -108,6 +114,37 @@ xb_check "  with nothing releasing and no teardown counted: the zombie's pages d
 kill -TERM $holder; wait $holder 2>/dev/null
 xb_wait_node $XB_ROOT/job/$z/state done 60 >/dev/null
 xb_is "$(xb_state $z)" done "once the helper lets go, the zombie's job is done"
+
+# 3. A hostile name in the wait's line.  Memory back first, so that what
+# is free does not grow by the 32 MiB asked for beyond it while it waits.
+xb_wait_memory $base "the memory of parts 1 and 2 is back"
+evil=$(printf '\033]0;pwned\007\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh')
+shown='\x1b]0;pwned\a\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh'
+e=$(xb_guest evil48 128) || xb_not_ok "create a 128 MiB guest"
+xb_check "guest $e renamed with an escape sequence, a newline and 60 characters (xl rename)" \
+	xl rename evil48 "$evil"
+kill -STOP $XB_DAEMON_PID
+$XR destroy $e > /tmp/evil48.req 2>&1
+xb_is $? 0 "teardown of domain $e requested (xenreaperd held stopped: the request waits)"
+# Ask for 32 MiB more than is free: its 128 MiB coming back would cover it.
+ask=$(($(xb_free_pages) / 256 + 32))
+$XR wait-free ${ask}M --timeout 2 > /tmp/evil48.plain 2>&1; rc=$?
+cat -v /tmp/evil48.plain | head -n 3 | sed 's/^/XQTAP #   plain: /'
+xb_is $rc 3 "wait-free ${ask}M into a file waits for it (exit 3 at its 2 s time-out)"
+xb_check "  its line names domain $e escaped" \
+	grep -qF "to come back from domain $e ($shown), requested" /tmp/evil48.plain
+xb_is "$(LC_ALL=C grep -c '[[:cntrl:]]' /tmp/evil48.plain)" 0 "  and has no raw control character"
+script -qec "stty cols 250; $XR wait-free ${ask}M --timeout 2" /tmp/evil48.tty < /dev/null > /dev/null 2>&1
+rc=$?
+sed -n '/waiting for memory/p' /tmp/evil48.tty | tr '\r' '\n' | cat -v | grep -v '^ *$' | head -n 2 |
+	sed 's/^/XQTAP #   tty: /'
+xb_is $rc 3 "wait-free ${ask}M on a terminal waits too (exit 3)"
+xb_check "  its bar line names domain $e escaped" grep -qF "(domain $e ($shown), requested" /tmp/evil48.tty
+xb_is "$(tr -d '\r\n' < /tmp/evil48.tty | LC_ALL=C grep -c '[[:cntrl:]]')" 0 \
+	"  and writes no raw control character but carriage returns (and script's newlines)"
+resume
+xb_wait_node $XB_ROOT/job/$e/state done 60 >/dev/null
+xb_is "$(xb_state $e)" done "once xenreaperd is let go, its teardown is done"
 
 xb_wait_memory $base "all memory back"
 xb_daemon_stop

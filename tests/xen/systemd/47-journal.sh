@@ -6,8 +6,11 @@
 # then `journalctl MESSAGE_ID=<done id> XEN_DOMID=N` finds it, with the
 # domain's UUID, name and state, sent over the journal's native protocol;
 # `journalctl -x` shows the catalog's text for it; and a reload of a bad
-# policy file is an entry with its error in XENREAPER_ERROR.
-# The guest is a paused PV guest without devices: the point is the
+# policy file is an entry with its error in XENREAPER_ERROR.  A guest
+# named by a tenant with an escape sequence, a newline and 60 characters
+# (issue 41): each entry's MESSAGE is one line, the name escaped, while
+# XEN_DOMAIN_NAME keeps it byte for byte.
+# The guests are paused PV guests without devices: the point is the
 # journal, not what a teardown leaves in dom0 (45-guests-unit is for that).
 # Needs xenstored, which 50-service kills at its end: so it runs before it.
 # Leaves dom0 as it found it: catalog, policy file and unit state.
@@ -93,6 +96,34 @@ xb_check "journalctl -x shows the catalog's subject with the domid filled in" \
 	grep -q "Subject: Teardown of domain $d done" /tmp/done.x
 xb_check "  and its text, with the UUID" grep -q "domain $d (UUID $uuid) is finished" /tmp/done.x
 xb_wait_memory $base "the guest's memory is back"
+
+# --- a hostile name: MESSAGE escaped, XEN_DOMAIN_NAME raw
+evil=$(printf '\033]0;pwned\007\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh')
+shown='\x1b]0;pwned\a\nforged abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh'
+h=$(xb_guest jevil 128) || xb_not_ok "create a 128 MiB guest (no devices)"
+xb_check "guest $h renamed with an escape sequence, a newline and 60 characters (xl rename)" \
+	xl rename jevil "$evil"
+xb_request $h
+xb_wait_state $h done 60
+xb_is "$(xb_state $h)" done "domain $h torn down through the service"
+xb_check "journalctl MESSAGE_ID=<done> XEN_DOMID=$h finds it" journal_find MESSAGE_ID=$DONE XEN_DOMID=$h
+cat -v /tmp/jf.out | head -n 3 | sed 's/^/XQTAP #   -o cat: /'
+xb_is "$(wc -l < /tmp/jf.out)" 1 "  journalctl -o cat prints its MESSAGE as one line"
+xb_check "  the name in it escaped" grep -qF "domain $h ($shown, " /tmp/jf.out
+journalctl --no-pager -o cat XEN_DOMID=$h > /tmp/jevil.all 2>&1
+xb_is "$(LC_ALL=C grep -c '[[:cntrl:]]' /tmp/jevil.all)" 0 \
+	"  no MESSAGE for domain $h has a raw control character ($(wc -l < /tmp/jevil.all) entries)"
+xb_is "$(grep -cv "^domain $h (" /tmp/jevil.all)" 0 "  and each is one line naming the domain"
+# XEN_DOMAIN_NAME from the export format: a value with control characters
+# is a binary field there (its name, a newline, its length as 64-bit
+# little-endian, the bytes).
+journalctl --no-pager -o export MESSAGE_ID=$DONE XEN_DOMID=$h | perl -0777 -ne '
+	if (/(?:\A|\n)XEN_DOMAIN_NAME\n(.{8})/s) { print substr($_, $+[0], unpack("Q<", $1)); }
+	elsif (/(?:\A|\n)XEN_DOMAIN_NAME=([^\n]*)/) { print $1; }' > /tmp/jevil.name
+printf '%s' "$evil" > /tmp/jevil.want
+xb_check "  XEN_DOMAIN_NAME is the name byte for byte ($(wc -c < /tmp/jevil.name) bytes)" \
+	cmp -s /tmp/jevil.name /tmp/jevil.want
+xb_wait_memory $base "its memory is back"
 
 # --- a reload of a bad policy file
 conf=$($XB_DAEMON --help 2>&1 | sed -n 's/.*policy file (default \(.*\))$/\1/p')
