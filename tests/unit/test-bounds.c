@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "config.h"
 #include "fake_hv.h"
+#include "fake_proc.h"
 #include "fake_store.h"
 #include "holders.h"
 #include "job.h"
@@ -33,37 +34,6 @@ static bool fits(const char *path, const char *value)
 {
 	return value && strlen(path) + 1 + strlen(value) <= STORE_PAYLOAD_MAX;
 }
-
-static void write_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fwrite(data, 1, len, f) != len)
-		printf("# cannot write %s\n", path);
-	if (f)
-		fclose(f);
-}
-
-/* A stand-in /proc/PID: a child of PPID started START_TICKS after boot,
- * with a NUL-separated command line and environment. */
-static void fake_process(const char *proc, long pid, long ppid, long start_ticks,
-			 const char *cmdline, size_t cmd_len, const char *env, size_t env_len)
-{
-	char path[512], stat[256];
-
-	snprintf(path, sizeof(path), "%s/%ld", proc, pid);
-	mkdir(path, 0755);
-	snprintf(stat, sizeof(stat), "%ld (sh) S %ld 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %ld 0 0\n",
-		 pid, ppid, start_ticks);
-	snprintf(path, sizeof(path), "%s/%ld/stat", proc, pid);
-	write_file(path, stat, strlen(stat));
-	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
-	write_file(path, cmdline, cmd_len);
-	snprintf(path, sizeof(path), "%s/%ld/environ", proc, pid);
-	write_file(path, env, env_len);
-}
-
-#define TEXT(literal) literal, sizeof(literal) - 1
 
 /* The main loop of an idle daemon for MS: it wakes only when the reaper
  * has something due (bed_run also ticks at its end, which a daemon with
@@ -149,12 +119,12 @@ static void test_stuck_many_devices(void)
 	snprintf(proc, sizeof(proc), "%s/proc", scratch);
 	mkdir(proc, 0755);
 	snprintf(path, sizeof(path), "%s/uptime", proc);
-	write_file(path, "1000.00 1500.00\n", 16);
+	fake_proc_write_file(path, "1000.00 1500.00\n", 16);
 	for (int i = 0; i < 60; i++) {
 		int len = snprintf(env, sizeof(env), "PATH=/bin%cXENBUS_PATH=backend/vbd/5/%d%c", 0, 51712 + 16 * i, 0);
 
-		fake_process(proc, 2000 + i, 777, (1000 - 50) * ticks,
-			     TEXT("/bin/sh\0/etc/xen/scripts/block\0remove"), env, (size_t)len);
+		fake_proc_process(proc, 2000 + i, 777, (1000 - 50) * ticks,
+			     FAKE_PROC_TEXT("/bin/sh\0/etc/xen/scripts/block\0remove"), env, (size_t)len);
 	}
 	stuck_set_roots(proc, proc, 777);
 	bed_init(&b, 0, 1);

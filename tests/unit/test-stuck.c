@@ -18,6 +18,7 @@
 #include "bed.h"
 #include "clock.h"
 #include "fake_hv.h"
+#include "fake_proc.h"
 #include "fake_store.h"
 #include "holders.h"
 #include "layout.h"
@@ -29,37 +30,6 @@
 #include "worker.h"
 
 static char scratch[] = "/tmp/xr-stuck-XXXXXX";
-
-static void write_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fwrite(data, 1, len, f) != len)
-		printf("# cannot write %s\n", path);
-	if (f)
-		fclose(f);
-}
-
-#define TEXT(literal) literal, sizeof(literal) - 1
-
-/* A stand-in /proc/PID with its stat (parent PPID, started START_TICKS
- * after boot), command line and environment (both NUL-separated). */
-static void fake_process(const char *proc, long pid, long ppid, long start_ticks,
-			 const char *cmdline, size_t cmd_len, const char *env, size_t env_len)
-{
-	char path[512], stat[256];
-
-	snprintf(path, sizeof(path), "%s/%ld", proc, pid);
-	mkdir(path, 0755);
-	snprintf(stat, sizeof(stat), "%ld (some (odd) name) S %ld 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %ld 0 0\n",
-		 pid, ppid, start_ticks);
-	snprintf(path, sizeof(path), "%s/%ld/stat", proc, pid);
-	write_file(path, stat, strlen(stat));
-	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
-	write_file(path, cmdline, cmd_len);
-	snprintf(path, sizeof(path), "%s/%ld/environ", proc, pid);
-	write_file(path, env, env_len);
-}
 
 static void test_describe(void)
 {
@@ -87,7 +57,7 @@ static void test_describe(void)
 
 	/* libxl's domain lock, held by flock(1), the daemon waiting for it. */
 	snprintf(lockfile, sizeof(lockfile), "%s/userdata-l.5.%s.domain-userdata-lock", libxl, uuid);
-	write_file(lockfile, "", 0);
+	fake_proc_write_file(lockfile, "", 0);
 	stat(lockfile, &st);
 	snprintf(locks, sizeof(locks),
 		 "1: POSIX  ADVISORY  WRITE 99 %02x:%02x:%llu 0 EOF\n"
@@ -99,19 +69,19 @@ static void test_describe(void)
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino,
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino + 7);
 	snprintf(path, sizeof(path), "%s/locks", proc);
-	write_file(path, locks, strlen(locks));
-	fake_process(proc, 4242, 1, 100, TEXT("flock\0-o\0/var/lib/xen/x\0sleep\000600"), TEXT(""));
+	fake_proc_write_file(path, locks, strlen(locks));
+	fake_proc_process(proc, 4242, 1, 100, FAKE_PROC_TEXT("flock\0-o\0/var/lib/xen/x\0sleep\000600"), FAKE_PROC_TEXT(""));
 	/* The daemon's children: a hotplug script for domain 5, 12 s old at
 	 * uptime 1000 s; one for domain 6 (another teardown's); and libxl's
 	 * destroy child, which names no domain. */
 	snprintf(path, sizeof(path), "%s/uptime", proc);
-	write_file(path, "1000.00 1500.00\n", 16);
-	fake_process(proc, 888, 777, (1000 - 12) * ticks, TEXT("/bin/sh\0/etc/xen/scripts/block\0remove"),
-		     TEXT("PATH=/bin\0XENBUS_PATH=backend/vbd/5/51712\0"));
-	fake_process(proc, 999, 777, 10, TEXT("/etc/xen/scripts/vif-bridge\0offline"),
-		     TEXT("XENBUS_PATH=backend/vif/6/0\0"));
-	fake_process(proc, 1001, 777, (1000 - 3) * ticks, TEXT("xenreaperd"), TEXT("PATH=/bin"));
-	fake_process(proc, 1002, 4242, 10, TEXT("sleep\000600"), TEXT("XENBUS_PATH=backend/vbd/5/51712\0"));
+	fake_proc_write_file(path, "1000.00 1500.00\n", 16);
+	fake_proc_process(proc, 888, 777, (1000 - 12) * ticks, FAKE_PROC_TEXT("/bin/sh\0/etc/xen/scripts/block\0remove"),
+		     FAKE_PROC_TEXT("PATH=/bin\0XENBUS_PATH=backend/vbd/5/51712\0"));
+	fake_proc_process(proc, 999, 777, 10, FAKE_PROC_TEXT("/etc/xen/scripts/vif-bridge\0offline"),
+		     FAKE_PROC_TEXT("XENBUS_PATH=backend/vif/6/0\0"));
+	fake_proc_process(proc, 1001, 777, (1000 - 3) * ticks, FAKE_PROC_TEXT("xenreaperd"), FAKE_PROC_TEXT("PATH=/bin"));
+	fake_proc_process(proc, 1002, 4242, 10, FAKE_PROC_TEXT("sleep\000600"), FAKE_PROC_TEXT("XENBUS_PATH=backend/vbd/5/51712\0"));
 	/* Its backends: a vbd still closing, a vif closed. */
 	fake_store_set(s, "/local/domain/0/backend/vbd/5/51712/state", "5");
 	fake_store_set(s, "/local/domain/0/backend/vif/5/0/state", "6");
@@ -141,7 +111,7 @@ static void test_describe(void)
 	snprintf(locks, sizeof(locks), "2: FLOCK  ADVISORY  WRITE 777 %02x:%02x:%llu 0 EOF\n",
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
 	snprintf(path, sizeof(path), "%s/locks", proc);
-	write_file(path, locks, strlen(locks));
+	fake_proc_write_file(path, locks, strlen(locks));
 	rc = stuck_describe(s, 5, uuid, 40000, false, &text);
 	ok(rc == 0 && text && strstr(text, "is held by xenreaperd itself"), "a lock of the daemon's own");
 	free(text);
@@ -159,16 +129,16 @@ static void fake_mapper(const char *proc, long pid, const char *comm, bool maps_
 	snprintf(path, sizeof(path), "%s/%ld", proc, pid);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%ld/comm", proc, pid);
-	write_file(path, comm, strlen(comm));
+	fake_proc_write_file(path, comm, strlen(comm));
 	snprintf(path, sizeof(path), "%s/%ld/maps", proc, pid);
-	write_file(path, maps_xen ? "7f00-7f01 rw-s 0 00:05 12 /dev/xen/privcmd\n" : "",
+	fake_proc_write_file(path, maps_xen ? "7f00-7f01 rw-s 0 00:05 12 /dev/xen/privcmd\n" : "",
 		   maps_xen ? strlen("7f00-7f01 rw-s 0 00:05 12 /dev/xen/privcmd\n") : 0);
 	snprintf(stat, sizeof(stat), "%ld (%s) %c 1 1 1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0\n",
 		 pid, comm, state);
 	snprintf(path, sizeof(path), "%s/%ld/stat", proc, pid);
-	write_file(path, stat, strlen(stat));
+	fake_proc_write_file(path, stat, strlen(stat));
 	snprintf(path, sizeof(path), "%s/%ld/cmdline", proc, pid);
-	write_file(path, cmdline, cmd_len);
+	fake_proc_write_file(path, cmdline, cmd_len);
 }
 
 /* Section 2: a zombie's holders named as precisely as dom0 tells. */
@@ -180,16 +150,16 @@ static void test_holders(void)
 	snprintf(proc, sizeof(proc), "%s/holders", scratch);
 	mkdir(proc, 0755);
 	holders_set_proc_root(proc);
-	fake_mapper(proc, 810, "oxenstored", true, 'S', TEXT("/usr/sbin/oxenstored\0--pid-file\0/run/x.pid"));
-	fake_mapper(proc, 845, "xenconsoled", true, 'S', TEXT("/usr/sbin/xenconsoled"));
+	fake_mapper(proc, 810, "oxenstored", true, 'S', FAKE_PROC_TEXT("/usr/sbin/oxenstored\0--pid-file\0/run/x.pid"));
+	fake_mapper(proc, 845, "xenconsoled", true, 'S', FAKE_PROC_TEXT("/usr/sbin/xenconsoled"));
 	fake_mapper(proc, 2001, "qemu-system-i38", true, 'T',
-		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0005\0-no-shutdown\0-vnc\000127.0.0.1:0"));
+		    FAKE_PROC_TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0005\0-no-shutdown\0-vnc\000127.0.0.1:0"));
 	fake_mapper(proc, 2002, "qemu-system-i38", true, 'S',
-		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0006\0-no-shutdown"));
+		    FAKE_PROC_TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0006\0-no-shutdown"));
 	fake_mapper(proc, 2003, "qemu-system-i38", true, 'S',
-		    TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0000\0-xen-attach\0-name\0dom0"));
-	fake_mapper(proc, 3000, "myhelper", true, 'S', TEXT("./myhelper\0005"));
-	fake_mapper(proc, 3001, "bash", false, 'S', TEXT("bash"));
+		    FAKE_PROC_TEXT("/usr/libexec/xen-qemu-system-i386\0-xen-domid\0000\0-xen-attach\0-name\0dom0"));
+	fake_mapper(proc, 3000, "myhelper", true, 'S', FAKE_PROC_TEXT("./myhelper\0005"));
+	fake_mapper(proc, 3001, "bash", false, 'S', FAKE_PROC_TEXT("bash"));
 	fake_store_set(s, "/local/domain/0/backend/vbd/5/51712/state", "5");
 	fake_store_set(s, "/local/domain/0/backend/vbd/5/51728/state", "6");
 	is_int(holders_describe(s, 5, 3, &text), 0, "a zombie's holders described");
@@ -207,7 +177,7 @@ static void test_holders(void)
 	ok(text && !strstr(text, "bash"), "a process without a Xen mapping is not named");
 	free(text);
 
-	fake_mapper(proc, 845, "xenconsoled", true, 'T', TEXT("/usr/sbin/xenconsoled"));
+	fake_mapper(proc, 845, "xenconsoled", true, 'T', FAKE_PROC_TEXT("/usr/sbin/xenconsoled"));
 	fake_store_set(s, "/local/domain/0/backend/qdisk/5/51744/state", "4");
 	is_int(holders_describe(s, 5, 3, &text), 0, "described again");
 	ok(text && strstr(text, "845 xenconsoled (stopped: it lets go of a dead domain only when it runs)"),
