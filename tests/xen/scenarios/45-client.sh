@@ -25,16 +25,29 @@ xb_check "  --json carries the rate as a number" grep -qE '"rate_mib_s":[0-9]+\.
 xb_check "  and no time left once done" grep -q '"eta_s":null,"stalled":false' /tmp/st.json
 
 xb_phase "a gone guest whose name starts with another job'"
-# --- xenstore's vm node is libxl's /vm/<uuid>, and a request carries that
-# UUID: the client asks xenstore alone (issue 18, part 2).  One the
-# hypervisor contradicts is refused by xenreaperd's UUID guard: nothing is
-# destroyed, and a caller that waits is told why.
+# --- xenstore's vm node is libxl's /vm/<uuid>, whose directory bears the
+# domain's name, and a request carries that UUID: the client asks xenstore
+# alone (issue 18, part 2; issue 41).  One the hypervisor contradicts is
+# refused by xenreaperd's UUID guard: nothing is destroyed, and a caller
+# that waits is told why.
 g=$(xb_guest guarded 128) || xb_not_ok "create guarded"
 uuid=$($XB_TOOL uuid $g)
 vm=$(xb_read /local/domain/$g/vm)
 xb_is "$vm" "/vm/$uuid" "libxl's /local/domain/$g/vm names the hypervisor's UUID"
+# A vm node naming another UUID whose directory has no name (as a guest
+# xl preserved has): the client asks the hypervisor, which contradicts it
+# on a running domain, and refuses by itself.
 forged=01234567-89ab-cdef-0123-456789abcdef
 xenstore-write /local/domain/$g/vm /vm/$forged
+$XR destroy --wait $g > /tmp/guard-client.out 2>&1; rc=$?
+sed 's/^/XQTAP #   /' /tmp/guard-client.out
+xb_is $rc 1 "destroy --wait with a vm naming another UUID, its directory nameless, exits 1"
+xb_check "  the client saying the domain changed while it was looked up (hypervisor $uuid)" \
+	grep -q "domain $g changed while it was being looked up: the hypervisor gives UUID $uuid" /tmp/guard-client.out
+xb_is "$(xb_read $XB_ROOT/request/$g)" "" "  and requesting nothing"
+# The vm directory bearing the domain's name, as libxl writes it: one
+# reading names the forged UUID, so the daemon's guard must refuse it.
+xenstore-write /local/domain/$g/vm /vm/$forged /vm/$forged/name guarded
 $XR destroy --wait $g > /tmp/guard.out 2>&1; rc=$?
 sed 's/^/XQTAP #   /' /tmp/guard.out
 xb_is $rc 1 "destroy --wait with xenstore naming another UUID exits 1"
@@ -43,7 +56,7 @@ xb_check "  saying xenreaperd refused it: UUID $uuid, not the requested one; not
 xb_is "$(xb_state $g)" failed "  its job reads failed"
 xb_check "  and guest $g is still there" $XB_TOOL pages $g
 forged=76543210-89ab-cdef-0123-456789abcdef
-xenstore-write /local/domain/$g/vm /vm/$forged
+xenstore-write /local/domain/$g/vm /vm/$forged /vm/$forged/name guarded
 $FRONT destroy --async --wait guarded > /tmp/guard-front.out 2>&1; rc=$?
 sed 's/^/XQTAP #   /' /tmp/guard-front.out
 xb_is $rc 1 "the xl front's request is refused too (exit 1)"
