@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "freemem.h"
+#include "jobline.h"
 #include "memwait.h"
 #include "progress.h"
 
@@ -107,14 +108,10 @@ void memwait_format_line(const struct memwait *w, const struct xenreaper_memory 
 	memwait_pace(w, mem, "  ", pace, sizeof(pace));
 	snprintf(buf, len, "%swaiting for memory [%s] %" PRIu64 "/%" PRIu64 " MiB free%s  (%s)",
 		 prefix, bar, free_mib, need_mib, pace, source);
-	/* A wrapped line cannot be redrawn; cut between characters. */
-	if (w->columns && len >= w->columns && strlen(buf) >= w->columns) {
-		size_t at = w->columns - 1;
-
-		while (at > 0 && ((unsigned char)buf[at] & 0xc0) == 0x80)
-			at--;
-		buf[at] = '\0';
-	}
+	/* A wrapped line cannot be redrawn: cut to the columns, between
+	 * characters and escapes (the source is escaped, the rest ASCII). */
+	if (w->columns)
+		jobline_cut(buf, (int)w->columns - 1);
 }
 
 static void memwait_draw(struct memwait *w, const struct xenreaper_memory *mem, int64_t now_ms)

@@ -639,6 +639,20 @@ static void test_memwait_hostile_name(void)
 	ok(!has_control(line, ""), "memwait, hostile name: the tty line has no control byte: %s",
 	   shown(line));
 	ok(strstr(line, want) != NULL, "  it names the guest escaped");
+	/* Narrower terminals cut the line inside the escaped name: never in
+	 * the middle of an escape. */
+	for (unsigned cols = 60, bad = 0; cols <= 130; cols++) {
+		const char *esc;
+
+		w.columns = cols;
+		memwait_format_line(&w, &mem, line, sizeof(line));
+		esc = strrchr(line, '\\');
+		if (strlen(line) > cols - 1 || (esc && (esc[1] == '\0' || (esc[1] == 'x' && strlen(esc) < 4))))
+			bad = bad ? bad : cols;
+		if (cols == 130)
+			ok(!bad, "  cut to 59-129 columns, never inside an escape (first bad: %u)", bad);
+	}
+	w.columns = 500;
 	memwait_update(&w, &mem, 0);
 	memwait_clear(&w);
 	fflush(out);
