@@ -28,11 +28,6 @@ int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], u
 	return hv->ops->destroy(hv, domid, uuid, flags);
 }
 
-int hv_thread_prepare(struct hv *hv)
-{
-	return hv->ops->thread_prepare ? hv->ops->thread_prepare(hv) : 0;
-}
-
 int hv_self_domid(struct hv *hv, uint32_t *domid)
 {
 	return hv->ops->self_domid(hv, domid);

@@ -51,7 +51,6 @@ struct hv;
 struct hv_ops {
 	int (*list)(struct hv *hv, struct hv_domain **domains, size_t *n);
 	int (*destroy)(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
-	int (*thread_prepare)(struct hv *hv);
 	int (*self_domid)(struct hv *hv, uint32_t *domid);
 	int (*pool_name)(struct hv *hv, uint32_t poolid, char **name);
 	int (*scrub_probe)(struct hv *hv, unsigned sources, struct hv_scrub *out);
@@ -79,13 +78,9 @@ const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint3
 /* Full toolstack teardown of DOMID, provided it still carries UUID (checked
  * right before, so a domid reused since the caller looked is never torn
  * down: -ESTALE), and FLAGS allow it; -ESRCH if it is gone.  Blocks for as
- * long as it takes.  Safe to call from a worker thread while the main
- * thread calls hv_list. */
+ * long as it takes, and forks (libxl's destroy child, hotplug scripts):
+ * the daemon never calls it, its teardown helper does (runner.h). */
 int hv_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags);
-/* Make ready on the calling thread what its hv_destroy calls will need (a
- * toolstack context of its own), so that none of it is set up while
- * another thread's teardown forks; hv_destroy makes it itself otherwise. */
-int hv_thread_prepare(struct hv *hv);
 /* The domid the daemon itself runs in. */
 int hv_self_domid(struct hv *hv, uint32_t *domid);
 /* Name of cpupool POOLID, malloc'd. */
@@ -119,5 +114,8 @@ void hv_uuid_format(const uint8_t uuid[HV_UUID_LEN], char out[HV_UUID_STR_LEN]);
 /* Parse canonical UUID text (either case); -EINVAL if malformed. */
 int hv_uuid_parse(const char *text, uint8_t uuid[HV_UUID_LEN]);
 
-/* The real hypervisor on libxenctrl + libxenlight (hv_xen.c). */
+/* The real hypervisor on libxenctrl + libxenlight (hv_xen.c), for the
+ * daemon: everything but hv_destroy. */
 int hv_xen_new(struct hv **out);
+/* The same for the teardown helper, whose hv_destroy forks as xl's does. */
+int hv_xen_new_teardown(struct hv **out);

@@ -2,57 +2,18 @@
  * hv_xen: the hypervisor interface on Xen's own libraries.  Domain lists
  * come from one xc_domain_getinfolist hypercall; teardown is
  * libxl_domain_destroy, the same full toolstack teardown as `xl destroy`
- * (devices, device model, xenstore, then the preemptible domctl).  The
- * libxl context is created once and kept: that start-up is what `xl` pays
- * on every call.  It does not retry or interpret failures; reaper.c does.
+ * (devices, device model, xenstore, then the preemptible domctl).  It
+ * does not retry or interpret failures; reaper.c does.
  *
- * libxl forks its destroy child from whichever thread calls
- * libxl_domain_destroy, and the child makes hypercalls at once.  libxencall
- * keeps its buffer cache under one process-wide mutex (cache_mutex in
- * tools/libs/call/buffer.c) and has no fork handler, so a fork while another
- * thread is inside libxencall leaves the child waiting on that mutex for
- * ever, and the teardown with it (seen on real Xen: the child asleep in
- * futex_wait while the main thread sampled every 20 ms).  So every libxc
- * call here is made under hv_xen_call_lock, which a fork takes
- * (pthread_atfork).  No libxl call ever is: libxl's own fork handler,
- * registered after ours, runs first and takes its no_forking mutex, which
- * libxl also takes inside calls (libxl_ctx_alloc, SIGCHLD set-up), so
- * entering libxl with hv_xen_call_lock held deadlocks against any fork
- * (seen on real Xen 4.20 with four teardowns at once: one worker in
- * libxl_ctx_alloc holding ours, one forking holding libxl's).  What libxl
- * does in another worker's context cannot run under one process-wide lock
- * anyway: it may wait there for as long as another process holds the
- * domain's lock (below).  A child forked while such a call was inside
- * libxencall waits for ever; forklock.c finds it and ends it.  What those
- * children inherit is not left to
- * the worker that forks them: worker.c empties their signal mask and
- * ignored signals, and every descriptor the daemon opens is close-on-exec.
- *
- * Each worker thread destroys through a libxl context of its own, made
- * when the thread starts and kept until it ends.  Made before the pool
- * takes any teardown, not on the first: opening a context's handles takes
- * libxentoolcore's lock and makes hypercalls, the very window another
- * worker's fork must not meet (the one such child seen on real Xen 4.20
- * came in the first round of four teardowns, as four workers made theirs).  libxl runs an
- * operation's callbacks with its context lock held, and some of them
- * block: devices_destroy_cb waits in flock(2) for the domain's userdata
- * lock, for as long as another process holds it.  On a shared context
- * every other worker's destroy, and the spare thread lent in its place,
- * would queue behind that lock; with one context per thread, as with one
- * `xl` process per teardown, only the teardown that waits waits.  The
- * main thread keeps the first context for what it asks.
- *
- * Every context reaps only its own children
- * (libxl_sigchld_owner_libxl_always_selective_reap, which libxl_event.h
- * asks of each context when a process has several).  In libxl's default
- * mode a context woken by SIGCHLD reaps with waitpid(-1): any child of the
- * process, another context's destroy child included, whose exit it then
- * drops as unknown, and that context's destroy never returns (seen on
- * real Xen 4.17 and 4.20 with teardowns in parallel: the domain gone, no
- * child left, the worker in poll for ever).
+ * Two kinds of instance, for two processes.  The daemon's (hv_xen_new)
+ * never destroys: libxl forks from inside a destroy, and the daemon keeps
+ * no call that forks.  Its libxl context, for pool names, is in libxl's
+ * mainloop child mode, so libxl never takes SIGCHLD, which the daemon
+ * reaps its helpers with (runner_spawn.c).  The teardown helper's
+ * (hv_xen_new_teardown) is in libxl's default mode, as xl's is: libxl
+ * owns SIGCHLD while it has children, in a process with one thread.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +38,8 @@
 
 struct hv_xen {
 	struct hv base;
-	xc_interface *xch;	/* any thread, under hv_xen_call_lock */
-	libxl_ctx *ctx;		/* the main thread's; each worker has its own */
+	xc_interface *xch;
+	libxl_ctx *ctx;
 	xentoollog_logger logger;	/* libxl's and libxc's reports, into log.c */
 	uint32_t self_domid;
 	uint32_t console_index;	/* how far the console ring has been read */
@@ -106,74 +67,15 @@ static void hv_xen_log_vmessage(xentoollog_logger *logger, xentoollog_level leve
 		errnoval >= 0 ? strerror(errnoval) : "");
 }
 
-static pthread_mutex_t hv_xen_call_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t hv_xen_atfork_once = PTHREAD_ONCE_INIT;
-/* The calling worker's own libxl context (libxl_ctx_free at thread exit). */
-static pthread_key_t hv_xen_thread_ctx;
-static int hv_xen_thread_ctx_rc;
-
-static void hv_xen_call_begin(void)
-{
-	pthread_mutex_lock(&hv_xen_call_lock);
-}
-
-static void hv_xen_call_end(void)
-{
-	pthread_mutex_unlock(&hv_xen_call_lock);
-}
-
-static void hv_xen_thread_ctx_free(void *ctx)
-{
-	libxl_ctx_free(ctx);
-}
-
-static void hv_xen_atfork_register(void)
-{
-	pthread_atfork(hv_xen_call_begin, hv_xen_call_end, hv_xen_call_end);
-	hv_xen_thread_ctx_rc = -pthread_key_create(&hv_xen_thread_ctx, hv_xen_thread_ctx_free);
-}
-
 static struct hv_xen *hv_xen_of(struct hv *hv)
 {
 	return (struct hv_xen *)hv;
 }
 
-/* Shared by every context: libxl keeps a pointer, not a copy. */
-static const libxl_childproc_hooks hv_xen_childproc_hooks = {
-	.chldowner = libxl_sigchld_owner_libxl_always_selective_reap,
+/* The daemon's context never forks: libxl leaves SIGCHLD alone. */
+static const libxl_childproc_hooks hv_xen_daemon_hooks = {
+	.chldowner = libxl_sigchld_owner_mainloop,
 };
-
-/* A new libxl context that reaps only its own children. */
-static int hv_xen_ctx_new(struct hv_xen *hx, libxl_ctx **out)
-{
-	libxl_ctx *ctx;
-
-	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, &hx->logger))
-		return -EACCES;
-	libxl_childproc_setmode(ctx, &hv_xen_childproc_hooks, NULL);
-	*out = ctx;
-	return 0;
-}
-
-/* The calling thread's libxl context, made on its first call. */
-static int hv_xen_worker_ctx(struct hv_xen *hx, libxl_ctx **out)
-{
-	libxl_ctx *ctx = pthread_getspecific(hv_xen_thread_ctx);
-	int rc;
-
-	if (!ctx) {
-		rc = hv_xen_ctx_new(hx, &ctx);
-		if (rc)
-			return rc;
-		rc = -pthread_setspecific(hv_xen_thread_ctx, ctx);
-		if (rc) {
-			libxl_ctx_free(ctx);
-			return rc;
-		}
-	}
-	*out = ctx;
-	return 0;
-}
 
 static int hv_xen_list(struct hv *hv, struct hv_domain **out, size_t *n_out)
 {
@@ -185,11 +87,9 @@ static int hv_xen_list(struct hv *hv, struct hv_domain **out, size_t *n_out)
 	int got, rc;
 
 	for (;;) {
-		hv_xen_call_begin();
 		got = xc_domain_getinfolist(hx->xch, next, HV_XEN_BATCH, info);
 		if (got < 0)
 			rc = errno ? -errno : -EIO;
-		hv_xen_call_end();
 		if (got < 0) {
 			free(domains);
 			return rc;
@@ -248,8 +148,8 @@ static int hv_xen_errno(int libxl_rc)
  * then dumps it while it stays crashed, and destroys or restarts it
  * after.  A domain libxl keeps no configuration for is not one (another
  * toolstack's; its death is ours to handle).  -errno if it cannot be told.
- * On the worker: libxl takes the domain's userdata lock, which a teardown
- * of it by xl may hold for long. */
+ * libxl takes the domain's userdata lock, which a teardown of it by xl may
+ * hold for long. */
 static int hv_xen_dumps_core(libxl_ctx *ctx, uint32_t domid, unsigned reason, bool *dumps)
 {
 	libxl_domain_config config;
@@ -288,26 +188,20 @@ out:
 	return rc;
 }
 
-/* The UUID guard once more, on the worker, right before the teardown: the
- * main thread checked it when it queued the job, but the domid may have
- * been freed and reused since. */
+/* The UUID guard once more, right before the teardown: the daemon
+ * checked it when it started the job, but the domid may have been freed
+ * and reused since. */
 static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN],
 			  unsigned flags)
 {
 	bool dumps;
 	struct hv_xen *hx = hv_xen_of(hv);
 	xc_domaininfo_t info;
-	libxl_ctx *ctx;
+	libxl_ctx *ctx = hx->ctx;
 	int got, rc;
 
-	rc = hv_xen_worker_ctx(hx, &ctx);
-	if (rc)
-		return rc;
-
-	hv_xen_call_begin();
 	got = xc_domain_getinfolist(hx->xch, domid, 1, &info);
 	rc = got < 0 ? (errno ? -errno : -EIO) : 0;
-	hv_xen_call_end();
 	if (rc)
 		return rc;
 	if (got == 0 || info.domain != domid)
@@ -322,13 +216,6 @@ static int hv_xen_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_U
 			return -EINPROGRESS;
 	}
 	return hv_xen_errno(libxl_domain_destroy(ctx, domid, NULL));
-}
-
-static int hv_xen_thread_prepare(struct hv *hv)
-{
-	libxl_ctx *ctx;
-
-	return hv_xen_worker_ctx(hv_xen_of(hv), &ctx);
 }
 
 static int hv_xen_self_domid(struct hv *hv, uint32_t *domid)
@@ -358,10 +245,8 @@ static int hv_xen_console_read(struct hv_xen *hx, char **text, size_t *len)
 
 	for (;;) {
 		n = sizeof(chunk);
-		hv_xen_call_begin();
 		rc = xc_readconsolering(hx->xch, chunk, &n, 0, 1, &hx->console_index) ?
 		     (errno ? -errno : -EIO) : 0;
-		hv_xen_call_end();
 		if (rc)
 			return rc;
 		if (n == 0)
@@ -389,9 +274,7 @@ static int hv_xen_probe_heap_dump(struct hv_xen *hx, struct hv_scrub *out)
 	rc = hv_xen_console_read(hx, NULL, NULL);	/* skip what came before */
 	if (rc)
 		return rc;
-	hv_xen_call_begin();
 	rc = xc_send_debug_keys(hx->xch, "H") ? (errno ? -errno : -EIO) : 0;
-	hv_xen_call_end();
 	if (rc)
 		return rc;
 	rc = hv_xen_console_read(hx, &text, &len);
@@ -421,9 +304,7 @@ static int hv_xen_scrub_probe(struct hv *hv, unsigned sources, struct hv_scrub *
 	 * the hypervisor says its figure is real, only a non-zero figure
 	 * counts when the heap dump is also allowed. */
 	if (sources & HV_SCRUB_PHYSINFO) {
-		hv_xen_call_begin();
 		rc = xc_physinfo(hx->xch, &info) ? (errno ? -errno : -EIO) : 0;
-		hv_xen_call_end();
 		if (rc)
 			return rc;
 		if (hx->scrub_exact || info.scrub_pages || !(sources & HV_SCRUB_HEAP_DUMP)) {
@@ -447,9 +328,7 @@ static int hv_xen_free_pages(struct hv *hv, uint64_t *pages, uint64_t *outstandi
 	xc_physinfo_t info = { 0 };
 	int rc;
 
-	hv_xen_call_begin();
 	rc = xc_physinfo(hv_xen_of(hv)->xch, &info) ? (errno ? -errno : -EIO) : 0;
-	hv_xen_call_end();
 	if (rc)
 		return rc;
 	*pages = info.free_pages;
@@ -466,10 +345,8 @@ static int hv_xen_paging_pool(struct hv *hv, uint32_t domid, uint64_t *pages)
 	uint64_t bytes = 0;
 	int rc;
 
-	hv_xen_call_begin();
 	rc = xc_get_paging_mempool_size(hv_xen_of(hv)->xch, domid, &bytes) ?
 	     (errno ? -errno : -EIO) : 0;
-	hv_xen_call_end();
 	if (rc)
 		return rc;
 	*pages = bytes >> XC_PAGE_SHIFT;
@@ -482,17 +359,14 @@ static void hv_xen_free(struct hv *hv)
 
 	if (hx->ctx)
 		libxl_ctx_free(hx->ctx);
-	hv_xen_call_begin();
 	if (hx->xch)
 		xc_interface_close(hx->xch);
-	hv_xen_call_end();
 	free(hx);
 }
 
 static const struct hv_ops hv_xen_ops = {
 	.list = hv_xen_list,
 	.destroy = hv_xen_destroy,
-	.thread_prepare = hv_xen_thread_prepare,
 	.self_domid = hv_xen_self_domid,
 	.pool_name = hv_xen_pool_name,
 	.scrub_probe = hv_xen_scrub_probe,
@@ -520,7 +394,7 @@ static uint32_t hv_xen_read_self_domid(void)
 	return domid;
 }
 
-int hv_xen_new(struct hv **out)
+static int hv_xen_open(bool teardown, struct hv **out)
 {
 	xc_physinfo_t info = { 0 };
 	struct hv_xen *hx;
@@ -530,31 +404,35 @@ int hv_xen_new(struct hv **out)
 	if (!hx)
 		return -ENOMEM;
 	hx->base.ops = &hv_xen_ops;
-	pthread_once(&hv_xen_atfork_once, hv_xen_atfork_register);
-	if (hv_xen_thread_ctx_rc) {
-		free(hx);
-		return hv_xen_thread_ctx_rc;
-	}
 	hx->logger.vmessage = hv_xen_log_vmessage;
-	hv_xen_call_begin();
 	hx->xch = xc_interface_open(&hx->logger, NULL, 0);
-	hv_xen_call_end();
 	if (!hx->xch) {
 		rc = errno ? -errno : -EACCES;
 		goto out;
 	}
-	rc = hv_xen_ctx_new(hx, &hx->ctx);
-	if (rc)
+	if (libxl_ctx_alloc(&hx->ctx, LIBXL_VERSION, 0, &hx->logger)) {
+		rc = -EACCES;
 		goto out;
+	}
+	if (!teardown)
+		libxl_childproc_setmode(hx->ctx, &hv_xen_daemon_hooks, NULL);
 	hx->self_domid = hv_xen_read_self_domid();
 	/* The capability cannot change while the hypervisor runs. */
-	hv_xen_call_begin();
 	if (!xc_physinfo(hx->xch, &info))
 		hx->scrub_exact = info.capabilities & XEN_SYSCTL_PHYSCAP_scrub_pages;
-	hv_xen_call_end();
 	*out = &hx->base;
 	return 0;
 out:
 	hv_xen_free(&hx->base);
 	return rc;
+}
+
+int hv_xen_new(struct hv **out)
+{
+	return hv_xen_open(false, out);
+}
+
+int hv_xen_new_teardown(struct hv **out)
+{
+	return hv_xen_open(true, out);
 }

@@ -38,9 +38,9 @@
 #include "log.h"
 #include "reaper.h"
 #include "store.h"
-#include "worker.h"
+#include "runner.h"
 
-enum { POLL_STORE, POLL_WORKERS, POLL_SIGNALS, POLL_TIMER, POLL_COUNT };
+enum { POLL_STORE, POLL_RUNNER, POLL_SIGNALS, POLL_TIMER, POLL_COUNT };
 
 /* Exit status when another xenreaperd already runs (the unit does not
  * restart on it: RestartPreventExitStatus=). */
@@ -59,7 +59,7 @@ struct daemon {
 	struct config *policy;
 	struct store *store;
 	struct hv *hv;
-	struct worker_pool *pool;
+	struct runner *runner;
 	struct reaper *reaper;
 	int signal_fd;
 	int timer_fd;
@@ -342,7 +342,7 @@ static int daemon_run(struct daemon *d)
 {
 	struct pollfd fds[POLL_COUNT] = {
 		[POLL_STORE] = { .fd = store_fd(d->store), .events = POLLIN },
-		[POLL_WORKERS] = { .fd = worker_pool_fd(d->pool), .events = POLLIN },
+		[POLL_RUNNER] = { .fd = runner_fd(d->runner), .events = POLLIN },
 		[POLL_SIGNALS] = { .fd = d->signal_fd, .events = POLLIN },
 		[POLL_TIMER] = { .fd = d->timer_fd, .events = POLLIN },
 	};
@@ -379,8 +379,8 @@ static int daemon_run(struct daemon *d)
 			else if (errno != EAGAIN)
 				return -errno;
 		}
-		if (fds[POLL_WORKERS].revents)
-			reaper_handle_workers(d->reaper);
+		if (fds[POLL_RUNNER].revents)
+			reaper_handle_runner(d->reaper);
 		if (fds[POLL_STORE].revents)
 			reaper_handle_store_events(d->reaper);
 	}
@@ -392,6 +392,7 @@ static int daemon_start(struct daemon *d)
 	struct config_errors errs = { 0 };
 	const char *socket_path;
 	uint64_t watchdog_usec;
+	char *helper;
 	pid_t holder;
 	int rc;
 
@@ -454,9 +455,13 @@ static int daemon_start(struct daemon *d)
 	if (hv_scrub_exact(d->hv))
 		log_info("the hypervisor reports its scrub backlog (physinfo scrub_pages): "
 			 "read with every sample, no heap dumps");
-	rc = worker_pool_new(d->hv, d->policy->jobs, &d->pool);
+	rc = runner_helper_path(&helper);
+	if (!rc) {
+		rc = runner_spawn_new(helper, &d->runner);
+		free(helper);
+	}
 	if (!rc)
-		rc = reaper_new(d->store, d->hv, d->pool, d->policy, &d->reaper);
+		rc = reaper_new(d->store, d->hv, d->runner, d->policy, &d->reaper);
 	if (!rc)
 		rc = reaper_start(d->reaper);
 	if (rc) {
@@ -476,14 +481,11 @@ static int daemon_start(struct daemon *d)
 static void daemon_dispose(struct daemon *d)
 {
 	reaper_free(d->reaper);
-	if (d->pool && worker_pool_busy(d->pool)) {
-		/* Stopping at once: a worker is inside libxl with the hv.  Both
-		 * are left to the process exit, never freed under it. */
-		log_info("leaving %u teardown(s) to libxl at exit", worker_pool_busy(d->pool));
-	} else {
-		worker_pool_free(d->pool);
-		hv_free(d->hv);
-	}
+	if (d->runner && runner_busy(d->runner))
+		log_info("ending %u teardown process(es): their jobs resume on the next start",
+			 runner_busy(d->runner));
+	runner_free(d->runner);
+	hv_free(d->hv);
 	store_free(d->store);
 	config_free(d->policy);
 	if (d->timer_fd >= 0)

@@ -31,7 +31,7 @@ enum reaper_node {
 struct reaper {
 	struct store *store;
 	struct hv *hv;
-	struct worker_pool *pool;
+	struct runner *runner;
 	const struct config *policy;
 	struct scrub *scrub;
 	struct preserved *preserved;
@@ -62,9 +62,7 @@ struct reaper {
 	unsigned max_jobs;
 	unsigned in_worker;
 	unsigned n_stuck;	/* of those, stuck (state stuck) */
-	unsigned lent;		/* threads the pool lent for stuck ones, kept */
 	int64_t next_sample_mono;
-	int64_t forklock_mono;	/* children last looked at (forklock.h) */
 	unsigned published_active;
 	bool started;		/* the daemon nodes exist */
 	bool stopping;		/* take nothing new, start nothing new */

@@ -83,7 +83,7 @@ unsigned reaper_scrub_sources(const struct reaper *r)
 	}
 }
 
-int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
+int reaper_new(struct store *store, struct hv *hv, struct runner *runner,
 	       const struct config *policy, struct reaper **out)
 {
 	struct reaper *r;
@@ -94,7 +94,7 @@ int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
 		return -ENOMEM;
 	r->store = store;
 	r->hv = hv;
-	r->pool = pool;
+	r->runner = runner;
 	r->max_jobs = policy->jobs;
 	r->published_active = UINT32_MAX;
 	r->state = "starting";
@@ -440,7 +440,7 @@ unsigned reaper_stuck(const struct reaper *r)
 
 bool reaper_may_start(const struct reaper *r)
 {
-	unsigned spare = r->n_stuck < r->lent ? r->n_stuck : r->lent;
+	unsigned spare = r->n_stuck < REAPER_STUCK_SPARE_MAX ? r->n_stuck : REAPER_STUCK_SPARE_MAX;
 
 	return r->in_worker < r->max_jobs + spare;
 }
@@ -1218,7 +1218,7 @@ int reaper_handle_store_events(struct reaper *r)
 	return store_lost(r->store) ? -ENOTCONN : 0;
 }
 
-int reaper_handle_workers(struct reaper *r)
+int reaper_handle_runner(struct reaper *r)
 {
 	teardown_collect(r);
 	reaper_forget_domains(r);

@@ -13,7 +13,7 @@
 #include "hv.h"
 #include "job.h"
 #include "store.h"
-#include "worker.h"
+#include "runner.h"
 
 /* Xen keeps a killed domain, with a page or two, until xenstored and
  * xenconsoled drop their mappings: normally a moment.  Only a dead domain
@@ -23,10 +23,10 @@
 /* A destroy that fails on a live domain is tried this many times, backing
  * off as above, before the job ends failed. */
 #define REAPER_DESTROY_ATTEMPTS 10
-/* A stuck destroy keeps its worker thread; the pool lends one in its
- * place, up to this many for the daemon's life (each a thread blocked in
- * libxl, with its libxl context).  Beyond, stuck ones hold their slots. */
-#define REAPER_LEND_MAX 8
+/* A stuck teardown keeps its process but gives up its slot, so that
+ * other teardowns go on, for up to this many stuck at once (each a
+ * process waiting inside libxl).  Beyond, stuck ones hold their slots. */
+#define REAPER_STUCK_SPARE_MAX 8
 /* While stopping, a running destroy standing still this long (or
  * stuck-after, if shorter) is stuck, and the stop no longer waits for it:
  * well inside systemd's default 90 s stop timeout, after which the whole
@@ -35,11 +35,6 @@
 /* A stuck job's held-by is worked out again this often (the hotplug
  * script's age, a lock that changed hands). */
 #define REAPER_STUCK_REFRESH_MS 5000
-/* A destroy standing still this long has the daemon's children looked
- * at for one that fork left waiting for ever on a lock (forklock.h), at
- * most this often: such a child waits from its first instant, and a look
- * costs a few reads of /proc. */
-#define REAPER_FORKLOCK_MS 1000
 /* Finished jobs kept in xenstore at most; beyond, the oldest finished go
  * first, whatever their retention. */
 #define REAPER_RETAIN_MAX 512
@@ -52,7 +47,7 @@ struct reaper;
 
 /* Bind to STORE, HV, POOL and POLICY (all borrowed; POOL runs
  * POLICY->jobs teardowns at once, fixed for the reaper's life). */
-int reaper_new(struct store *store, struct hv *hv, struct worker_pool *pool,
+int reaper_new(struct store *store, struct hv *hv, struct runner *runner,
 	       const struct config *policy, struct reaper **out);
 /* Accepts NULL.  Leaves xenstore as it is, so a restart can resume. */
 void reaper_free(struct reaper *r);
@@ -83,8 +78,8 @@ unsigned reaper_stuck(const struct reaper *r);
 /* Drain xenstore watch events: new requests, domain births and deaths,
  * and our own tree removed from under us (it is put back). */
 int reaper_handle_store_events(struct reaper *r);
-/* Collect finished teardowns from the worker pool. */
-int reaper_handle_workers(struct reaper *r);
+/* Collect ended teardowns from the runner. */
+int reaper_handle_runner(struct reaper *r);
 /* Do whatever is due now: start queued jobs, sample, probe the scrub
  * backlog, retry zombies and failed destroys, start automatic teardowns,
  * expire old jobs, publish what could not be published.  Each failure is

@@ -1,16 +1,17 @@
 /*
- * teardown: running the jobs the reaper holds.  Queued jobs go to the
- * worker pool under the UUID guard (and the worker checks the UUID again
- * right before the destroy); while a destroy runs its tot_pages is
- * sampled; when it returns, the job is settled against what the hypervisor
- * shows: gone (released: done, or scrubbing for a sync pool), dead but
- * still holding pages (a zombie, destroyed again with back-off), or alive
- * because the destroy failed (retried with back-off, failed after
- * REAPER_DESTROY_ATTEMPTS).  A destroy that stands still (it has not
- * returned and its pages do not fall) for the policy's stuck-after is
- * published stuck, with what it waits on (stuck.c), and the pool lends a
- * thread in its place; it is neither aborted nor abandoned, and settles
- * like any other when it returns.  It does not create jobs (intake.c), decide
+ * teardown: running the jobs the reaper holds.  Queued jobs are started
+ * on the runner (a process each, runner.h) under the UUID guard, which the
+ * process makes again right before the destroy; while a destroy runs its
+ * tot_pages is sampled; when it ends, the job is settled against what the
+ * hypervisor shows: gone (released: done, or scrubbing for a sync pool),
+ * dead but still holding pages (a zombie, destroyed again with back-off),
+ * or alive because the destroy failed (retried with back-off, failed
+ * after REAPER_DESTROY_ATTEMPTS).  A destroy that stands still (it has
+ * not returned and its pages do not fall) for the policy's stuck-after is
+ * published stuck, with what it waits on (stuck.c), and gives its slot to
+ * others; after the policy's take-back-after, or when an admin asks, its
+ * process is ended and the teardown starts again, which libxl resumes
+ * where the last one stopped.  It does not create jobs (intake.c), decide
  * when a tick runs what (reaper.c) or when to probe the scrub backlog
  * (scrub.c).
  */
@@ -21,14 +22,13 @@
 #include <string.h>
 
 #include "clock.h"
-#include "forklock.h"
 #include "holders.h"
 #include "leftovers.h"
 #include "log.h"
 #include "reaper-private.h"
 #include "scrub.h"
 #include "stuck.h"
-#include "worker.h"
+#include "runner.h"
 
 /* JOB's own domain in DOMAINS, or NULL if it is gone (its domid missing,
  * or now naming another domain). */
@@ -124,21 +124,22 @@ static void teardown_released(struct reaper *r, struct job *job)
 	reaper_transition(r, job, JOB_DONE);
 }
 
-/* Submit JOB's destroy to the pool; false (and back-off) if it cannot be. */
+/* Start JOB's destroy on the runner; false (and back-off) if it cannot be. */
 static bool teardown_submit(struct reaper *r, struct job *job)
 {
+	struct runner_request request = { .domid = job->domid, .priority = job->priority };
 	int64_t now = clock_mono_ms(), delay;
-	unsigned flags;
 	int rc;
 
+	memcpy(request.uuid, job->uuid, HV_UUID_LEN);
 	/* A guest's own shutdown, torn down by policy: not while its
 	 * toolstack is at work on it. */
-	flags = job->reason == JOB_REASON_POWEROFF || job->reason == JOB_REASON_CRASH ?
-		HV_DESTROY_UNLESS_TOOLSTACK_ACTS : 0;
-	rc = worker_pool_submit(r->pool, job->domid, job->uuid, job->priority, flags);
+	request.flags = job->reason == JOB_REASON_POWEROFF || job->reason == JOB_REASON_CRASH ?
+			HV_DESTROY_UNLESS_TOOLSTACK_ACTS : 0;
+	rc = runner_start(r->runner, &request);
 	if (rc) {
 		delay = backoff_fail(&r->hv_failing, now);
-		log_err("domain %u: cannot queue its teardown: %s; next try in %.0f s", job->domid,
+		log_err("domain %u: cannot start its teardown: %s; next try in %.0f s", job->domid,
 			strerror(-rc), delay / 1000.0);
 		return false;
 	}
@@ -148,15 +149,15 @@ static bool teardown_submit(struct reaper *r, struct job *job)
 	return true;
 }
 
-/* The destroy of a live domain failed with RESULT: try again later, or
- * give up after REAPER_DESTROY_ATTEMPTS. */
-static void teardown_destroy_failed(struct reaper *r, struct job *job, int result)
+/* The destroy of a live domain failed with RESULT, TEXT saying why if
+ * not empty: try again later, or give up after REAPER_DESTROY_ATTEMPTS. */
+static void teardown_destroy_failed(struct reaper *r, struct job *job, int result, const char *text)
 {
-	char why[192], sentence[320];
+	char why[RUNNER_TEXT_MAX + 64], sentence[RUNNER_TEXT_MAX + 192];
 	int64_t delay;
 
-	if (result == -EBUSY)
-		snprintf(why, sizeof(why), "libxl could not take the domain's lock (its lock files are under /var/lib/xen)");
+	if (text[0])
+		snprintf(why, sizeof(why), "%s", text);
 	else
 		snprintf(why, sizeof(why), "libxl_domain_destroy failed (%s)", strerror(-result));
 	job->settling = false;
@@ -190,11 +191,12 @@ static void teardown_diagnose(struct reaper *r, struct job *job, const struct hv
 		log_warning("domain %u: could not publish held-by; trying again with back-off", job->domid);
 }
 
-/* A destroy of JOB returned RESULT: settle the job against what the
+/* A destroy of JOB ended with RESULT: settle the job against what the
  * hypervisor now shows. */
-static void teardown_settle(struct reaper *r, struct job *job, int result,
+static void teardown_settle(struct reaper *r, struct job *job, const struct runner_result *ended,
 			    const struct hv_domain *domains, size_t n)
 {
+	int result = ended->result;
 	const struct hv_domain *d = teardown_own_domain(job, domains, n);
 	int64_t now = clock_mono_ms();
 
@@ -215,7 +217,7 @@ static void teardown_settle(struct reaper *r, struct job *job, int result,
 		return;
 	}
 	if (result < 0 && !d->dying) {
-		teardown_destroy_failed(r, job, result);
+		teardown_destroy_failed(r, job, result, ended->text);
 		return;
 	}
 	/* The destroy got through: dead, but pages are still referenced. */
@@ -248,14 +250,14 @@ static void teardown_unstick(struct reaper *r, struct job *job, const char *how)
 void teardown_collect(struct reaper *r)
 {
 	const struct hv_domain *domains;
+	struct runner_result ended;
 	struct job *job;
-	uint32_t domid;
 	size_t n;
-	int result, rc;
+	int rc;
 
-	while (worker_pool_next_done(r->pool, &domid, &result) == 0) {
+	while (runner_next_done(r->runner, &ended) == 0) {
 		r->in_worker--;
-		job = reaper_find_job(r, domid);
+		job = reaper_find_job(r, ended.domid);
 		if (!job || !job->in_worker)
 			continue;
 		job->in_worker = false;
@@ -267,7 +269,7 @@ void teardown_collect(struct reaper *r)
 			backoff_fail(&job->retry, clock_mono_ms());
 			continue;
 		}
-		teardown_settle(r, job, result, domains, n);
+		teardown_settle(r, job, &ended, domains, n);
 	}
 }
 
@@ -411,7 +413,6 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 {
 	int64_t bound = r->policy->stuck_after_ms, still_since = job_still_since(job);
 	struct log_fields fields;
-	int rc;
 
 	if (job->state == JOB_STUCK) {
 		if (pages_fell)
@@ -433,44 +434,15 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 	log_event(LOG_WARNING, &fields, "domain %u (%s) is stuck: %s", job->domid, job->name,
 		  job->held_by ? job->held_by : "its destroy has not returned");
 	reaper_transition(r, job, JOB_STUCK);
-	if (r->n_stuck <= r->lent)
-		return;
-	if (r->lent >= REAPER_LEND_MAX) {
-		log_warning("%u teardowns are stuck and %u threads were lent for them already: "
-			    "this one holds its slot", r->n_stuck, r->lent);
-		return;
-	}
-	rc = worker_pool_lend(r->pool);
-	if (rc) {
-		log_warning("cannot start a thread in place of the stuck teardown of domain %u: %s",
-			    job->domid, strerror(-rc));
-		return;
-	}
-	r->lent++;
-	log_info("a thread more for the teardowns while that of domain %u is stuck (%u lent)",
-		 job->domid, r->lent);
-}
-
-/* Some destroy stands still: end any child fork left waiting on a lock,
- * so that the libxl call waiting for it fails and is tried again. */
-static void teardown_reap_forklocked(struct reaper *r, int64_t now)
-{
-	unsigned killed;
-	int rc;
-
-	if (now - r->forklock_mono < REAPER_FORKLOCK_MS)
-		return;
-	r->forklock_mono = now;
-	rc = forklock_reap(&killed);
-	if (rc)
-		log_debug("cannot look at xenreaperd's children: %s", strerror(-rc));
+	if (r->n_stuck > REAPER_STUCK_SPARE_MAX)
+		log_warning("%u teardowns are stuck: this one holds its slot (at most %d give theirs to others)",
+			    r->n_stuck, REAPER_STUCK_SPARE_MAX);
 }
 
 void teardown_sample(struct reaper *r)
 {
 	const struct hv_domain *domains, *d;
 	int64_t now = clock_mono_ms();
-	bool standing = false;
 	uint64_t before;
 	size_t n;
 
@@ -484,11 +456,7 @@ void teardown_sample(struct reaper *r)
 		if (job_sample(job, now, d ? d->tot_pages : 0))
 			teardown_publish_progress(r, job);
 		teardown_check_stuck(r, job, now, job->pages_left < before);
-		if (now - job_still_since(job) >= REAPER_FORKLOCK_MS)
-			standing = true;
 	}
-	if (standing)
-		teardown_reap_forklocked(r, now);
 }
 
 void teardown_probe_scrub(struct reaper *r)

@@ -202,7 +202,7 @@ static int drain(struct bed *b)
 
 			/* Blocked, as main.c's poll is: waiting costs no CPU. */
 			if (poll(&pfd, 1, 2000) > 0)
-				reaper_handle_workers(b->r);
+				reaper_handle_runner(b->r);
 		}
 	}
 	return -ETIMEDOUT;

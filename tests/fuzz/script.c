@@ -238,7 +238,7 @@ static void script_drain(struct script *s)
 		struct pollfd pfd = { .fd = worker_pool_fd(s->bed.pool), .events = POLLIN };
 
 		poll(&pfd, 1, 2000);
-		reaper_handle_workers(s->bed.r);
+		reaper_handle_runner(s->bed.r);
 	}
 	fuzz_check(script_quiet(s), "teardowns still in flight after 50 rounds of waiting");
 }
@@ -247,7 +247,7 @@ static void script_tick(struct script *s)
 {
 	reaper_handle_store_events(s->bed.r);
 	reaper_tick(s->bed.r);
-	reaper_handle_workers(s->bed.r);
+	reaper_handle_runner(s->bed.r);
 }
 
 /* Record DOMID_TEXT/UUID_TEXT as asked for, if the daemon could read them so. */

@@ -43,12 +43,12 @@ void bed_init(struct bed *b, uint32_t self, unsigned max_jobs)
 	free(b->cfg->metrics);
 	b->cfg->metrics = NULL;	/* never the host's node_exporter directory */
 	b->cfg->jobs = max_jobs;
-	worker_pool_new(b->hv, max_jobs, &b->pool);
+	fake_runner_new(b->hv, &b->runner);
 }
 
 int bed_start(struct bed *b)
 {
-	int rc = reaper_new(b->s, b->hv, b->pool, b->cfg, &b->r);
+	int rc = reaper_new(b->s, b->hv, b->runner, b->cfg, &b->r);
 
 	return rc ? rc : reaper_start(b->r);
 }
@@ -57,7 +57,7 @@ void bed_dispose(struct bed *b)
 {
 	fake_hv_release(b->hv);
 	reaper_free(b->r);
-	worker_pool_free(b->pool);
+	runner_free(b->runner);
 	hv_free(b->hv);
 	store_free(b->s);
 	config_free(b->cfg);
@@ -66,10 +66,10 @@ void bed_dispose(struct bed *b)
 /* Wait (real time) for a worker to finish, if one runs, and collect. */
 static void bed_collect(struct bed *b, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
+	struct pollfd pfd = { .fd = runner_fd(b->runner), .events = POLLIN };
 
 	if (reaper_busy(b->r) && poll(&pfd, 1, timeout_ms) > 0)
-		reaper_handle_workers(b->r);
+		reaper_handle_runner(b->r);
 }
 
 void bed_settle(struct bed *b)
@@ -77,7 +77,7 @@ void bed_settle(struct bed *b)
 	for (int round = 0; round < 50; round++) {
 		reaper_handle_store_events(b->r);
 		reaper_tick(b->r);
-		if (worker_pool_idle(b->pool) && !reaper_busy(b->r))
+		if (fake_runner_idle(b->runner) && !reaper_busy(b->r))
 			return;
 		bed_collect(b, 2000);
 	}
@@ -138,16 +138,16 @@ void bed_wait_gone(struct bed *b, uint32_t domid)
 	 * until its job has left the pool. */
 	for (int i = 0; i < 1000 && !fake_hv_destroying(b->hv, domid) &&
 	     (job = reaper_find_job(b->r, domid)) && job->in_worker; i++) {
-		reaper_handle_workers(b->r);
+		reaper_handle_runner(b->r);
 		if ((job = reaper_find_job(b->r, domid)) && job->in_worker)
 			nanosleep(&pause, NULL);
 	}
 	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
-	     worker_pool_busy(b->pool) < reaper_busy(b->r); i++) {
-		reaper_handle_workers(b->r);
+	     fake_runner_running(b->runner) < reaper_busy(b->r); i++) {
+		reaper_handle_runner(b->r);
 		nanosleep(&pause, NULL);
 	}
-	reaper_handle_workers(b->r);
+	reaper_handle_runner(b->r);
 	bed_run_busy(b, 300);
 }
 
@@ -155,9 +155,9 @@ void bed_wait_workers(struct bed *b)
 {
 	struct timespec pause = { 0, 5 * 1000 * 1000 };
 
-	for (int i = 0; i < 1000 && worker_pool_busy(b->pool); i++)
+	for (int i = 0; i < 1000 && fake_runner_running(b->runner); i++)
 		nanosleep(&pause, NULL);
-	reaper_handle_workers(b->r);
+	reaper_handle_runner(b->r);
 	bed_run_busy(b, 300);
 }
 

@@ -7,12 +7,12 @@
 #include "hv.h"
 #include "reaper.h"
 #include "store.h"
-#include "worker.h"
+#include "fake_runner.h"
 
 struct bed {
 	struct store *s;
 	struct hv *hv;
-	struct worker_pool *pool;
+	struct runner *runner;
 	struct reaper *r;
 	struct config *cfg;
 	unsigned wakeups;	/* bed_run: timer expiries with nothing but time passing */

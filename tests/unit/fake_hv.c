@@ -44,8 +44,6 @@ struct fake_hv {
 	int scrub_source;	/* hv_scrub_source bit this fake answers with, 0 = none */
 	bool scrub_exact;	/* physinfo's figure is the real backlog */
 	unsigned scrub_sources_asked;	/* every source any probe asked for */
-	unsigned threads_prepared;
-	unsigned unprepared_destroys;	/* destroys on a thread never prepared */
 	uint64_t scrub_pages;
 	unsigned scrub_nodes;	/* per-node figures the probe reports (0: none) */
 	uint64_t scrub_node_pages[HV_SCRUB_MAX_NODES];
@@ -116,20 +114,6 @@ static int fh_list(struct hv *hv, struct hv_domain **out, size_t *n)
  * because the fake itself is gone by the time a test asks. */
 static unsigned fake_hv_freed_busy;
 
-/* Whether this thread went through hv_thread_prepare (any fake hv). */
-static __thread bool fh_thread_prepared;
-
-static int fh_thread_prepare(struct hv *hv)
-{
-	struct fake_hv *fh = fh_of(hv);
-
-	fh_thread_prepared = true;
-	pthread_mutex_lock(&fh->lock);
-	fh->threads_prepared++;
-	pthread_mutex_unlock(&fh->lock);
-	return 0;
-}
-
 static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_LEN], unsigned flags)
 {
 	struct fake_hv *fh = fh_of(hv);
@@ -137,7 +121,6 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	int rc = 0;
 
 	pthread_mutex_lock(&fh->lock);
-	fh->unprepared_destroys += !fh_thread_prepared;
 	for (unsigned i = 0; i < fh->in_destroy; i++)
 		fh->concurrent += fh->inflight[i] == domid;
 	if (fh->in_destroy < FAKE_MAX)
@@ -298,7 +281,7 @@ static void fh_free(struct hv *hv)
 }
 
 static const struct hv_ops fake_hv_ops = {
-	.list = fh_list, .destroy = fh_destroy, .thread_prepare = fh_thread_prepare,
+	.list = fh_list, .destroy = fh_destroy,
 	.self_domid = fh_self_domid,
 	.pool_name = fh_pool_name, .scrub_probe = fh_scrub_probe,
 	.scrub_exact = fh_scrub_exact, .free_pages = fh_free_pages,
@@ -539,14 +522,6 @@ bool fake_hv_destroying(struct hv *hv, uint32_t domid)
 		inside |= fh->inflight[i] == domid;
 	pthread_mutex_unlock(&fh->lock);
 	return inside;
-}
-
-void fake_hv_thread_counts(struct hv *hv, unsigned *prepared, unsigned *unprepared_destroys)
-{
-	pthread_mutex_lock(&fh_of(hv)->lock);
-	*prepared = fh_of(hv)->threads_prepared;
-	*unprepared_destroys = fh_of(hv)->unprepared_destroys;
-	pthread_mutex_unlock(&fh_of(hv)->lock);
 }
 
 unsigned fake_hv_scrub_sources_asked(struct hv *hv)

@@ -77,9 +77,6 @@ void fake_hv_set_outstanding(struct hv *hv, uint64_t pages);
 void fake_hv_set_scrub_exact(struct hv *hv, bool exact);
 /* Whether a destroy of DOMID is inside the fake now (held, or running). */
 bool fake_hv_destroying(struct hv *hv, uint32_t domid);
-/* Threads that went through hv_thread_prepare, and destroys called on a
- * thread that had not. */
-void fake_hv_thread_counts(struct hv *hv, unsigned *prepared, unsigned *unprepared_destroys);
 /* Every hv_scrub_source bit any probe asked for since the start. */
 unsigned fake_hv_scrub_sources_asked(struct hv *hv);
 /* How many scrub probes were made. */

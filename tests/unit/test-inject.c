@@ -79,8 +79,8 @@ static void restart(struct bed *b, struct verdict *v)
 	for (int attempt = 0; attempt < 4; attempt++) {
 		reaper_free(b->r);
 		b->r = NULL;
-		worker_pool_free(b->pool);
-		worker_pool_new(b->hv, b->cfg->jobs, &b->pool);
+		runner_free(b->runner);
+		fake_runner_new(b->hv, &b->runner);
 		b->s->lost = false;	/* a new connection */
 		v->restarts++;
 		if (bed_start(b) == 0 && !store_lost(b->s))

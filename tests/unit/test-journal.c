@@ -29,7 +29,7 @@
 #include "scrub.h"
 #include "stuck.h"
 #include "tap.h"
-#include "worker.h"
+#include "runner.h"
 
 #define FIELD(e, name) fake_journal_field((e), (name))
 

@@ -135,8 +135,8 @@ static void test_restart_adopts_once(void)
 	/* kill -9 and start again while the orphan is still there. */
 	reaper_free(b.r);
 	b.r = NULL;
-	worker_pool_free(b.pool);
-	worker_pool_new(b.hv, 1, &b.pool);
+	runner_free(b.runner);
+	fake_runner_new(b.hv, &b.runner);
 	bed_start(&b);
 	bed_run(&b, 30000);
 	store_list(b.s, STORE_TX_NONE, LAYOUT_JOB_DIR, &names, &n);

@@ -111,8 +111,8 @@ static void test_published(void)
 	fake_hv_release(b.hv);
 	reaper_free(b.r);
 	b.r = NULL;
-	worker_pool_free(b.pool);
-	worker_pool_new(b.hv, 1, &b.pool);
+	runner_free(b.runner);
+	fake_runner_new(b.hv, &b.runner);
 	fake_hv_add(b.hv, 6, 6, 100000, 0);
 	fake_hv_hold(b.hv);
 	bed_request(&b, 6, 6);

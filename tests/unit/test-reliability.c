@@ -63,8 +63,8 @@ static void test_stop_mid_teardown(void)
 	/* The daemon's order: reaper, then the pool, then the hv it used. */
 	reaper_free(b.r);
 	b.r = NULL;
-	worker_pool_free(b.pool);
-	b.pool = NULL;
+	runner_free(b.runner);
+	b.runner = NULL;
 	hv_free(b.hv);
 	b.hv = NULL;
 	is_int(fake_hv_freed_while_busy(), before, "the hv is never freed while a destroy runs on it");
@@ -307,8 +307,8 @@ static void test_resume_keeps_priority(void)
 	fake_hv_release(b.hv);
 	reaper_free(b.r);
 	b.r = NULL;
-	worker_pool_free(b.pool);
-	worker_pool_new(b.hv, 1, &b.pool);
+	runner_free(b.runner);
+	fake_runner_new(b.hv, &b.runner);
 	bed_set_policy(&b, "[daemon]\nscrub-probe = none\n");
 	fake_hv_hold(b.hv);
 	bed_start(&b);

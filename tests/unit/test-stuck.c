@@ -27,7 +27,7 @@
 #include "scrub.h"
 #include "stuck.h"
 #include "tap.h"
-#include "worker.h"
+#include "runner.h"
 
 static char scratch[] = "/tmp/xr-stuck-XXXXXX";
 

@@ -14,4 +14,4 @@
 exec "$(dirname "$0")/xenbench" --xen 4.20 --smp 3 --timeout 1800 --boot-timeout 400 \
 	--env XB_FAULT_ROUNDS=5 \
 	--log "${abs_top_builddir:-.}/tests/xen/xenbench-4.20.log" \
-	--builddir "${abs_top_builddir:-$(pwd)}" faults daemon parallel forklock zombie orphan policy client handoff
+	--builddir "${abs_top_builddir:-$(pwd)}" faults daemon parallel zombie orphan policy client handoff

@@ -1,0 +1,68 @@
+/*
+ * runner: where teardowns run, out of the daemon's one thread.  The
+ * daemon's runner is runner_spawn.c, one helper process per teardown;
+ * unit tests supply an in-process one on their stand-in hypervisor.
+ */
+#pragma once
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hv.h"
+#include "job.h"
+
+#define RUNNER_TEXT_MAX 256
+
+struct runner_request {
+	uint32_t domid;
+	uint8_t uuid[HV_UUID_LEN];	/* the domain must still carry it */
+	enum job_priority priority;	/* dom0 CPU priority of the whole teardown */
+	unsigned flags;			/* hv_destroy's */
+};
+
+struct runner_result {
+	uint32_t domid;
+	int result;			/* hv_destroy's: 0 or a negative errno */
+	char text[RUNNER_TEXT_MAX];	/* why, when the teardown could not end as hv_destroy: or "" */
+};
+
+struct runner;
+
+struct runner_ops {
+	int (*start)(struct runner *runner, const struct runner_request *request);
+	int (*next_done)(struct runner *runner, struct runner_result *out);
+	int (*kill)(struct runner *runner, uint32_t domid);
+	pid_t (*pid)(const struct runner *runner, uint32_t domid);
+	unsigned (*busy)(const struct runner *runner);
+	void (*free)(struct runner *runner);
+};
+
+struct runner {
+	const struct runner_ops *ops;
+	int fd;		/* polls readable when runner_next_done has news */
+};
+
+/* Start the teardown REQUEST describes; returns at once.  One per domid. */
+int runner_start(struct runner *runner, const struct runner_request *request);
+/* Collect one ended teardown into *OUT; -EAGAIN when none has ended. */
+int runner_next_done(struct runner *runner, struct runner_result *out);
+/* End DOMID's running teardown now (it is collected as ended, -EINTR);
+ * -ESRCH if none runs. */
+int runner_kill(struct runner *runner, uint32_t domid);
+/* The process running DOMID's teardown, 0 if none runs or it runs in
+ * this process. */
+pid_t runner_pid(const struct runner *runner, uint32_t domid);
+/* Teardowns started and not yet collected. */
+unsigned runner_busy(const struct runner *runner);
+/* What runner_next_done polls on. */
+int runner_fd(const struct runner *runner);
+/* Free, ending every teardown still running (they resume when started
+ * again: libxl continues a destroy where the last one stopped); accepts
+ * NULL. */
+void runner_free(struct runner *runner);
+
+/* The daemon's runner: each teardown in a process of its own, HELPER_PATH
+ * (xenreaper-teardown), whose children are reaped here once it is gone. */
+int runner_spawn_new(const char *helper_path, struct runner **out);
+/* The teardown helper the daemon runs: beside the daemon's own executable
+ * if one is there (a build tree), else the installed one.  Malloc'd. */
+int runner_helper_path(char **out);

@@ -1,0 +1,99 @@
+/*
+ * xenreaper-teardown: one teardown, in a process of its own, for
+ * xenreaperd (runner_spawn.c starts it; it is not meant to be run by
+ * hand).  It is what `xl destroy` is without its front: single-threaded,
+ * one libxl context in libxl's default child mode, so libxl forks its
+ * destroy child and hotplug scripts from a process that has no other
+ * thread to leave a lock held in them.  The daemon's UUID guard is made
+ * once more right before the destroy (hv_destroy), since the domid may
+ * have been freed and reused since the daemon looked.
+ *
+ * Usage: xenreaper-teardown DOMID UUID FLAGS PRIORITY.  It runs at
+ * PRIORITY (idle, low, normal), which its children inherit, and writes
+ * one line to descriptor 3: hv_destroy's result (0 or a negative errno)
+ * and, when it failed, a few words on why.  Exit status 0 whenever that
+ * line was written; 2 for a bad command line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <systemd/sd-journal.h>
+
+#include "hv.h"
+#include "job.h"
+#include "log.h"
+
+#define TEARDOWN_RESULT_FD 3
+
+static int teardown_parse_u32(const char *text, uint32_t *out)
+{
+	unsigned long value;
+	char *end;
+
+	errno = 0;
+	value = strtoul(text, &end, 10);
+	if (errno || end == text || *end || value > UINT32_MAX || text[0] == '-')
+		return -EINVAL;
+	*out = value;
+	return 0;
+}
+
+/* The whole teardown, libxl's children with it, below ordinary work. */
+static void teardown_apply_priority(enum job_priority priority)
+{
+	struct sched_param param = { 0 };
+
+	if (priority == JOB_PRIORITY_IDLE) {
+		if (sched_setscheduler(0, SCHED_IDLE, &param) < 0)
+			log_warning("cannot run at priority idle (SCHED_IDLE): %s", strerror(errno));
+	} else if (setpriority(PRIO_PROCESS, 0, priority == JOB_PRIORITY_LOW ? 10 : 0) < 0) {
+		log_warning("cannot run at priority %s: %s", job_priority_name(priority), strerror(errno));
+	}
+}
+
+static const char *teardown_why(int rc)
+{
+	switch (rc) {
+	case -EBUSY:
+		return "libxl could not take the domain's lock (its lock files are under /var/lib/xen)";
+	case -EACCES:
+		return "libxl could not be opened";
+	default:
+		return "";
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum job_priority priority;
+	uint8_t uuid[HV_UUID_LEN];
+	struct hv *hv = NULL;
+	uint32_t domid, flags;
+	int rc;
+
+	if (log_stderr_is_journal())
+		log_set_journal_sink(sd_journal_sendv);
+	if (argc != 5 || teardown_parse_u32(argv[1], &domid) || hv_uuid_parse(argv[2], uuid) ||
+	    teardown_parse_u32(argv[3], &flags) || job_priority_parse(argv[4], &priority)) {
+		fprintf(stderr, "usage: %s DOMID UUID FLAGS idle|low|normal (xenreaperd runs this; "
+			"`xenreaper destroy` is the command for people)\n", argv[0]);
+		return 2;
+	}
+	if (fcntl(TEARDOWN_RESULT_FD, F_SETFD, FD_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: descriptor %d is not open: xenreaperd runs this\n", argv[0],
+			TEARDOWN_RESULT_FD);
+		return 2;
+	}
+	teardown_apply_priority(priority);
+	rc = hv_xen_new_teardown(&hv);
+	if (!rc)
+		rc = hv_destroy(hv, domid, uuid, flags);
+	dprintf(TEARDOWN_RESULT_FD, "%d %s\n", rc, teardown_why(rc));
+	hv_free(hv);
+	return 0;
+}
