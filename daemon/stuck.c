@@ -6,11 +6,12 @@
  * on its hotplug scripts (40 s, then SIGKILL), on backends closing (10 s)
  * and on QMP (10 s).  Dom0 shows each: /proc/locks names a flock's holder
  * and its waiters by pid and device:inode, which stat(2) of the lock file
- * matches; the scripts are the daemon's own children (libxl forks them
- * from the worker, so their parent is the daemon), with their command
- * line, start time and XENBUS_PATH in /proc; a backend's state is in
- * xenstore.  It only reads, and says so when it sees nothing: a wait
- * inside the kernel or on another host (an iSCSI logout) is not claimed.
+ * matches; the scripts are the children of the teardown's process (or
+ * the daemon's, once that process is gone: it is their subreaper), with
+ * their command line, start time and XENBUS_PATH in /proc; a backend's
+ * state is in xenstore.  It only reads, and says so when it sees
+ * nothing: a wait inside the kernel or on another host (an iSCSI logout)
+ * is not claimed.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -33,7 +34,7 @@
 
 static const struct sentence_kind stuck_lock = { "lock holder", "lock holders" };
 static const struct sentence_kind stuck_script = { "hotplug script", "hotplug scripts" };
-static const struct sentence_kind stuck_child = { "child of xenreaperd", "children of xenreaperd" };
+static const struct sentence_kind stuck_child = { "child of the teardown", "children of the teardown" };
 static const struct sentence_kind stuck_open = { "backend", "backends" };
 
 static const char *stuck_proc_root = "/proc";
@@ -77,7 +78,7 @@ static void stuck_cmdline(pid_t pid, char *buf, size_t len)
 
 /* The holder of libxl's domain lock for DOMID/UUID_TEXT, appended to TEXT;
  * nothing if the file is not there or nobody holds it. */
-static void stuck_domain_lock(uint32_t domid, const char *uuid_text, struct sentence *text,
+static void stuck_domain_lock(uint32_t domid, const char *uuid_text, pid_t ours, struct sentence *text,
 			      unsigned *found)
 {
 	char lockfile[300], path[300], line[256], who[STUCK_CMDLINE_MAX];
@@ -109,20 +110,20 @@ static void stuck_domain_lock(uint32_t domid, const char *uuid_text, struct sent
 			continue;
 		if (!waiter)
 			holder = pid;
-		else if (pid == stuck_self_pid())
+		else if (pid == ours)
 			we_wait = true;
 	}
 	fclose(locks);
 	if (!holder)
 		return;
-	if (holder == stuck_self_pid()) {
-		sentence_item(text, &stuck_lock, "%slibxl's domain lock %s is held by xenreaperd itself",
+	if (holder == ours) {
+		sentence_item(text, &stuck_lock, "%slibxl's domain lock %s is held by the teardown itself",
 			      (*found)++ ? "; " : "", lockfile);
 		return;
 	}
 	stuck_cmdline(holder, who, sizeof(who));
 	sentence_item(text, &stuck_lock, "%slibxl's domain lock %s is held by pid %ld (%s)%s",
-		      (*found)++ ? "; " : "", lockfile, holder, who, we_wait ? ", and xenreaperd waits for it" : "");
+		      (*found)++ ? "; " : "", lockfile, holder, who, we_wait ? ", and the teardown waits for it" : "");
 }
 
 /* Seconds since boot, from /proc/uptime; -1 if unknown. */
@@ -180,9 +181,10 @@ static long stuck_script_domid(pid_t pid)
 	return -1;
 }
 
-/* The daemon's children that work for DOMID or name no domain, appended
- * to ST with their age. */
-static int stuck_children(uint32_t domid, struct sentence *st, unsigned *found)
+/* The children of the teardown (OURS) that work for DOMID or name no
+ * domain, and the daemon's that work for DOMID (a dead teardown process's
+ * scripts, reparented to it), appended to ST with their age. */
+static int stuck_children(uint32_t domid, pid_t ours, struct sentence *st, unsigned *found)
 {
 	char cmd[STUCK_CMDLINE_MAX], age[48];
 	double up = stuck_uptime(), start;
@@ -198,17 +200,19 @@ static int stuck_children(uint32_t domid, struct sentence *st, unsigned *found)
 		if (!isdigit((unsigned char)entry->d_name[0]))
 			continue;
 		pid = (pid_t)strtol(entry->d_name, NULL, 10);
-		if (stuck_stat(pid, &ppid, &start) || ppid != stuck_self_pid())
+		if (stuck_stat(pid, &ppid, &start) || (ppid != ours && ppid != stuck_self_pid()))
 			continue;
 		for_domid = stuck_script_domid(pid);
 		if (for_domid >= 0 && for_domid != (long)domid)
 			continue;	/* another teardown's script */
+		if (for_domid < 0 && ppid != ours)
+			continue;	/* the daemon's other teardown processes */
 		stuck_cmdline(pid, cmd, sizeof(cmd));
 		age[0] = '\0';
 		if (up >= 0 && up >= start)
 			snprintf(age, sizeof(age), " running for %.0f s", up - start);
 		sentence_item(st, for_domid >= 0 ? &stuck_script : &stuck_child, "%s%s pid %ld (%s)%s",
-			      (*found)++ ? "; " : "", for_domid >= 0 ? "hotplug script" : "child of xenreaperd",
+			      (*found)++ ? "; " : "", for_domid >= 0 ? "hotplug script" : "child of the teardown",
 			      (long)pid, cmd, age);
 	}
 	closedir(dir);
@@ -265,9 +269,10 @@ static int stuck_backends(struct store *store, uint32_t domid, struct sentence *
 	return holders_foreach_backend(store, domid, stuck_backend, &b);
 }
 
-int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,
-		   bool released, char **out)
+int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, pid_t teardown,
+		   int64_t still_ms, bool released, char **out)
 {
+	pid_t ours = teardown ? teardown : stuck_self_pid();
 	struct sentence st;
 	unsigned found = 0;
 	char *text;
@@ -283,8 +288,8 @@ int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, i
 	else
 		sentence_add(&st, "libxl_domain_destroy has not returned, nothing released for %.0f s: ",
 			     still_ms / 1000.0);
-	stuck_domain_lock(domid, uuid_text, &st, &found);
-	rc = stuck_children(domid, &st, &found);
+	stuck_domain_lock(domid, uuid_text, ours, &st, &found);
+	rc = stuck_children(domid, ours, &st, &found);
 	if (!rc)
 		rc = stuck_backends(store, domid, &st, &found);
 	if (!rc && !found)

@@ -18,10 +18,11 @@
  * the real ones). */
 void stuck_set_roots(const char *proc_root, const char *libxl_dir, pid_t self);
 /* A sentence saying what the destroy of DOMID (UUID_TEXT), standing still
- * for STILL_MS (since its last page came back if RELEASED), waits on: the holder of libxl's domain lock (pid and
- * command line, from /proc/locks), the daemon's children running (pid,
- * command line, for how long; a hotplug script's XENBUS_PATH names the
- * domain), and the domain's backends in xenstore not yet closed (path and
+ * in process TEARDOWN (0: in the daemon itself), standing still for
+ * STILL_MS (since its last page came back if RELEASED), waits on: the
+ * holder of libxl's domain lock (pid and command line, from /proc/locks),
+ * the teardown's children running (pid, command line, for how long; a
+ * hotplug script's XENBUS_PATH names the domain), and the domain's backends in xenstore not yet closed (path and
  * state).  Says so when none of that is seen.  Malloc'd into *OUT. */
-int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, int64_t still_ms,
-		   bool released, char **out);
+int stuck_describe(struct store *store, uint32_t domid, const char *uuid_text, pid_t teardown,
+		   int64_t still_ms, bool released, char **out);

@@ -59,8 +59,6 @@ static void teardown_apply_priority(enum job_priority priority)
 static const char *teardown_why(int rc)
 {
 	switch (rc) {
-	case -EBUSY:
-		return "libxl could not take the domain's lock (its lock files are under /var/lib/xen)";
 	case -EACCES:
 		return "libxl could not be opened";
 	default:

@@ -158,6 +158,8 @@ static void teardown_destroy_failed(struct reaper *r, struct job *job, int resul
 
 	if (text[0])
 		snprintf(why, sizeof(why), "%s", text);
+	else if (result == -EBUSY)
+		snprintf(why, sizeof(why), "libxl could not take the domain's lock (its lock files are under /var/lib/xen)");
 	else
 		snprintf(why, sizeof(why), "libxl_domain_destroy failed (%s)", strerror(-result));
 	job->settling = false;
@@ -396,8 +398,8 @@ static bool teardown_describe_stuck(struct reaper *r, struct job *job, int64_t n
 	int rc;
 
 	job->described_mono = now;
-	rc = stuck_describe(r->store, job->domid, job->uuid_text, now - still_since, job->pages_left == 0,
-			    &waits_on);
+	rc = stuck_describe(r->store, job->domid, job->uuid_text, runner_pid(r->runner, job->domid),
+			    now - still_since, job->pages_left == 0, &waits_on);
 	if (rc) {
 		log_warning("domain %u: cannot tell what its teardown waits on: %s", job->domid,
 			    strerror(-rc));

@@ -1,1 +1,200 @@
-int main(void) { return 0; }
+/*
+ * Unit tests for runner_spawn on real processes (issue 39): the daemon's
+ * runner starts a stand-in helper, a shell script that acts by domid, the
+ * way it starts xenreaper-teardown.  What the helper starts with (no
+ * signal blocked or ignored, though the daemon blocks and ignores some),
+ * its command line, its result line, a kill that takes a teardown back,
+ * a helper that dies without a result, and the children a helper leaves
+ * behind, reaped by the daemon as their subreaper.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "tap.h"
+
+static const char helper_script[] =
+	"#!/bin/sh\n"
+	"case $1 in\n"
+	"1) echo \"0 $(grep -E '^Sig(Blk|Ign):' /proc/$$/status | tr '\\t\\n' '  ')\" >&3 ;;\n"
+	"2) echo '-16 libxl could not take the lock' >&3 ;;\n"
+	"3) echo started > \"$HELPER_DIR/3.started\"; exec sleep 60 ;;\n"
+	"4) sh -c 'sleep 0.5; echo left > \"$HELPER_DIR/4.orphan\"' & echo 0 >&3 ;;\n"
+	"5) exit 3 ;;\n"
+	"6) echo \"0 $1 $2 $3 $4\" >&3 ;;\n"
+	"esac\n";
+
+static char scratch[] = "/tmp/test-runner.XXXXXX";
+
+static const uint8_t uuid[HV_UUID_LEN] = { 0xab, 0xcd, [15] = 0x01 };
+
+/* Start a teardown of DOMID on RUNNER. */
+static int start(struct runner *runner, uint32_t domid, unsigned flags)
+{
+	struct runner_request request = { .domid = domid, .priority = JOB_PRIORITY_IDLE, .flags = flags };
+
+	memcpy(request.uuid, uuid, HV_UUID_LEN);
+	return runner_start(runner, &request);
+}
+
+/* Wait (up to 10 s) for one ended teardown. */
+static int wait_done(struct runner *runner, struct runner_result *out)
+{
+	struct pollfd pfd = { .fd = runner_fd(runner), .events = POLLIN };
+
+	for (int i = 0; i < 100; i++) {
+		if (runner_next_done(runner, out) == 0)
+			return 0;
+		poll(&pfd, 1, 100);
+	}
+	return -ETIMEDOUT;
+}
+
+static bool file_exists(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	return stat(path, &st) == 0;
+}
+
+/* Children of this process, any state; *ZOMBIES of them exited unreaped. */
+static unsigned children(unsigned *zombies)
+{
+	char path[300], line[512], state;
+	unsigned n = 0;
+	struct dirent *e;
+	long ppid;
+	FILE *f;
+	DIR *d = opendir("/proc");
+
+	*zombies = 0;
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) && strrchr(line, ')') &&
+		    sscanf(strrchr(line, ')') + 2, "%c %ld", &state, &ppid) == 2 && ppid == getpid()) {
+			n++;
+			*zombies += state == 'Z';
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	struct runner *runner = NULL;
+	struct runner_result res;
+	char path[300], want[256], *ign;
+	unsigned zombies;
+	sigset_t term;
+	FILE *f;
+
+	if (!mkdtemp(scratch))
+		return 1;
+	snprintf(path, sizeof(path), "%s/helper", scratch);
+	f = fopen(path, "w");
+	fputs(helper_script, f);
+	fclose(f);
+	chmod(path, 0755);
+	setenv("HELPER_DIR", scratch, 1);
+	/* As the daemon runs: its signalfd's signals blocked, SIGPIPE ignored
+	 * (systemd's IgnoreSIGPIPE=yes). */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigaddset(&term, SIGHUP);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	is_int(runner_spawn_new(path, &runner), 0, "the spawning runner starts");
+
+	is_int(start(runner, 1, 0), 0, "a teardown starts");
+	is_int(runner_busy(runner), 1, "  and is busy");
+	ok(runner_pid(runner, 1) > 0, "  in a process of its own");
+	is_int(start(runner, 1, 0), -EALREADY, "  one per domid");
+	is_int(wait_done(runner, &res), 0, "  and ends");
+	is_int(res.domid, 1, "  for its domid");
+	is_int(res.result, 0, "  with the helper's result");
+	ok(strstr(res.text, "SigBlk: 0000000000000000") != NULL,
+	   "  the helper starts with no signal blocked: %s", res.text);
+	/* glibc's posix_spawn leaves its own two (32 and 33, thread
+	 * cancellation and setxid) ignored; the standard ones are what a
+	 * script's traps and timeouts use. */
+	ign = strstr(res.text, "SigIgn: ");
+	ok(ign && (strtoull(ign + 8, NULL, 16) & 0x7fffffffULL) == 0,
+	   "  and no standard signal ignored, though the daemon ignores SIGPIPE");
+	is_int(runner_busy(runner), 0, "  nothing busy once collected");
+	is_int(runner_pid(runner, 1), 0, "  and no process for it");
+
+	hv_uuid_format(uuid, want + 2);
+	want[0] = '6';
+	want[1] = ' ';
+	strcat(want, " 1 idle");
+	is_int(start(runner, 6, 1), 0, "the request is the command line");
+	is_int(wait_done(runner, &res), 0, "  it ends");
+	is_str(res.text, want, "  domid, UUID, flags and priority, as ps shows them");
+
+	is_int(start(runner, 2, 0), 0, "a helper that fails");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	is_int(res.result, -EBUSY, "  with its errno");
+	is_str(res.text, "libxl could not take the lock", "  and its sentence");
+
+	is_int(start(runner, 5, 0), 0, "a helper that exits without a result");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	is_int(res.result, -EIO, "  as an I/O error");
+	ok(strstr(res.text, "exited with status 3 and no result") != NULL, "  saying so: %s", res.text);
+
+	is_int(start(runner, 3, 0), 0, "a teardown that does not end");
+	for (int i = 0; i < 100 && !file_exists("3.started"); i++)
+		usleep(50000);
+	is_int(runner_next_done(runner, &res), -EAGAIN, "  has not ended");
+	is_int(runner_kill(runner, 3), 0, "  is taken back");
+	is_int(runner_kill(runner, 7), -ESRCH, "  (and none runs for another domid)");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	is_int(res.result, -EINTR, "  as interrupted");
+	ok(strstr(res.text, "ended to take it back") != NULL, "  saying why: %s", res.text);
+
+	is_int(start(runner, 4, 0), 0, "a helper that leaves a child running");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	is_int(res.result, 0, "  with its result");
+	for (int i = 0; i < 100 && !file_exists("4.orphan"); i++)
+		usleep(50000);
+	ok(file_exists("4.orphan"), "  its child ran to its end");
+	for (int i = 0; i < 100 && children(&zombies); i++) {
+		runner_next_done(runner, &res);
+		usleep(20000);
+	}
+	is_int(children(&zombies), 0, "  and was reaped here, its subreaper: no child, no zombie left");
+	is_int(runner_next_done(runner, &res), -EAGAIN, "  an orphan is no teardown's result");
+
+	is_int(start(runner, 3, 0), 0, "a teardown still running when the runner is freed");
+	runner_free(runner);
+	for (int i = 0; i < 100 && children(&zombies) != zombies; i++)
+		usleep(20000);
+	children(&zombies);
+	is_int(zombies, children(&zombies), "  is ended with it (its job resumes on the next start)");
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	runner_free(NULL);
+
+	snprintf(path, sizeof(path), "rm -rf %s", scratch);
+	if (system(path)) {
+		/* scratch left behind */
+	}
+	return tap_done();
+}

@@ -1,9 +1,9 @@
 /*
  * Unit tests for a teardown that does not return (issue 16, section 3):
  * the stuck state after stuck-after, what it waits on (stuck.c on a
- * stand-in /proc), the thread lent in its place, the way back when the
+ * stand-in /proc), the slot it gives to others, the way back when the
  * destroy moves or returns, and the stop that does not wait for it.  The
- * worker pool is the daemon's real one; a held fake destroy is the
+ * teardowns run on the in-process runner; a held fake destroy is the
  * teardown that does not return.
  */
 #include <errno.h>
@@ -27,7 +27,8 @@
 #include "scrub.h"
 #include "stuck.h"
 #include "tap.h"
-#include "runner.h"
+#include "fake_runner.h"
+#include "reaper-private.h"
 
 static char scratch[] = "/tmp/xr-stuck-XXXXXX";
 
@@ -48,7 +49,7 @@ static void test_describe(void)
 
 	/* Nothing to see: said so, not left empty. */
 	stuck_set_roots(proc, libxl, 777);
-	rc = stuck_describe(s, 5, uuid, 31000, false, &text);
+	rc = stuck_describe(s, 5, uuid, 0, 31000, false, &text);
 	is_int(rc, 0, "a description with nothing to see");
 	ok(text && strstr(text, "nothing released for 31 s"), "it says how long: %s", text);
 	ok(text && strstr(text, "no lock holder, hotplug script or open backend dom0 can see"),
@@ -87,17 +88,17 @@ static void test_describe(void)
 	fake_store_set(s, "/local/domain/0/backend/vif/5/0/state", "6");
 	fake_store_set(s, "/local/domain/0/backend/vif/6/0/state", "4");
 
-	rc = stuck_describe(s, 5, uuid, 40000, false, &text);
+	rc = stuck_describe(s, 5, uuid, 0, 40000, false, &text);
 	is_int(rc, 0, "a description of a teardown waiting on libxl's lock and a script");
 	printf("# %s\n", text ? text : "(none)");
-	ok(text && strstr(text, "is held by pid 4242 (flock -o /var/lib/xen/x sleep 600), and xenreaperd waits for it"),
+	ok(text && strstr(text, "is held by pid 4242 (flock -o /var/lib/xen/x sleep 600), and the teardown waits for it"),
 	   "the domain lock's holder, its command line, and that the daemon waits for it");
 	ok(text && strstr(text, lockfile), "the lock file by its path");
 	ok(text && !strstr(text, "pid 99 ") && !strstr(text, "5151"), "other files' locks are not named");
 	ok(text && strstr(text, "hotplug script pid 888 (/bin/sh /etc/xen/scripts/block remove) running for 12 s"),
 	   "the hotplug script for this domain, with its arguments and age");
 	ok(text && !strstr(text, "pid 999"), "another domain's script is not named");
-	ok(text && strstr(text, "child of xenreaperd pid 1001 (xenreaperd) running for 3 s"),
+	ok(text && strstr(text, "child of the teardown pid 1001 (xenreaperd) running for 3 s"),
 	   "a child that names no domain (libxl's destroy child)");
 	ok(text && !strstr(text, "pid 1002"), "another process's child is not the daemon's");
 	ok(text && strstr(text, "backend /local/domain/0/backend/vbd/5/51712 in state 5 (Closing)"),
@@ -112,8 +113,8 @@ static void test_describe(void)
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
 	snprintf(path, sizeof(path), "%s/locks", proc);
 	fake_proc_write_file(path, locks, strlen(locks));
-	rc = stuck_describe(s, 5, uuid, 40000, false, &text);
-	ok(rc == 0 && text && strstr(text, "is held by xenreaperd itself"), "a lock of the daemon's own");
+	rc = stuck_describe(s, 5, uuid, 0, 40000, false, &text);
+	ok(rc == 0 && text && strstr(text, "is held by the teardown itself"), "a lock of the daemon's own");
 	free(text);
 	stuck_set_roots(NULL, NULL, 0);
 	store_free(s);
@@ -220,7 +221,7 @@ static void test_stuck_and_back(void)
 	   "held-by says what it waits on: %s", held ? held : "(none)");
 	is_int(reaper_stuck(b.r), 1, "one stuck teardown");
 	is_int(reaper_running(b.r), 0, "a stop does not wait for it");
-	is_int(worker_pool_threads(b.pool), 2, "the pool lent a thread in its place");
+	ok(reaper_may_start(b.r), "its slot is free for another teardown");
 	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "0",
 	       "a stuck teardown's pages, not falling, do not count as coming back");
 
@@ -239,7 +240,7 @@ static void test_stuck_and_back(void)
 	is_int(reaper_stuck(b.r), 0, "no stuck teardown");
 	bed_run_busy(&b, 5500);
 	is_str(bed_node(&b, 5, "state"), "stuck", "standing still again: stuck again");
-	is_int(worker_pool_threads(b.pool), 2, "the lent thread serves again: no new one");
+	is_int(fake_runner_started(b.runner), 2, "still the one teardown of it: none started again");
 
 	/* The destroy returns at last: done, as any other. */
 	fake_hv_hold_domain(b.hv, 5, false);
@@ -297,7 +298,7 @@ static void test_gone_not_returned(void)
 	stuck_set_roots(NULL, NULL, 0);
 }
 
-static void test_lend_bound(void)
+static void test_spare_bound(void)
 {
 	char proc[300];
 	struct bed b;
@@ -308,29 +309,29 @@ static void test_lend_bound(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, "[daemon]\nstuck-after = 2s\n");
 	bed_start(&b);
-	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++) {
+	for (uint32_t domid = 10; domid < 10 + REAPER_STUCK_SPARE_MAX + 2; domid++) {
 		fake_hv_add(b.hv, domid, (uint8_t)domid, 100, 0);
 		fake_hv_hold_domain(b.hv, domid, true);
 		bed_request(&b, domid, (uint8_t)domid);
 	}
-	for (unsigned round = 0; round < REAPER_LEND_MAX + 2; round++) {
+	for (unsigned round = 0; round < REAPER_STUCK_SPARE_MAX + 2; round++) {
 		bed_run_busy(&b, 100);
-		fake_hv_wait_inside(b.hv, round + 1 <= REAPER_LEND_MAX + 1 ? round + 1 : REAPER_LEND_MAX + 1);
+		fake_hv_wait_inside(b.hv, round + 1 <= REAPER_STUCK_SPARE_MAX + 1 ? round + 1 : REAPER_STUCK_SPARE_MAX + 1);
 		bed_run_busy(&b, 2500);
 	}
-	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++)
+	for (uint32_t domid = 10; domid < 10 + REAPER_STUCK_SPARE_MAX + 2; domid++)
 		n_stuck += !strcmp(bed_node(&b, domid, "state"), "stuck");
-	is_int(n_stuck, REAPER_LEND_MAX + 1, "one stuck in its own slot and one in each lent thread");
-	is_int(worker_pool_threads(b.pool), 1 + REAPER_LEND_MAX, "no more threads than the bound");
-	is_str(bed_node(&b, 10 + REAPER_LEND_MAX + 1, "state"), "queued",
+	is_int(n_stuck, REAPER_STUCK_SPARE_MAX + 1, "one stuck in its own slot and one in each spare one");
+	is_int(fake_runner_running(b.runner), 1 + REAPER_STUCK_SPARE_MAX, "no more teardowns running than the bound");
+	is_str(bed_node(&b, 10 + REAPER_STUCK_SPARE_MAX + 1, "state"), "queued",
 	       "past the bound, the next one waits");
 	fake_hv_release(b.hv);
-	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++)
+	for (uint32_t domid = 10; domid < 10 + REAPER_STUCK_SPARE_MAX + 2; domid++)
 		bed_wait_gone(&b, domid);
 	bed_run_busy(&b, 100);
-	bed_wait_gone(&b, 10 + REAPER_LEND_MAX + 1);
+	bed_wait_gone(&b, 10 + REAPER_STUCK_SPARE_MAX + 1);
 	n_stuck = 0;
-	for (uint32_t domid = 10; domid < 10 + REAPER_LEND_MAX + 2; domid++)
+	for (uint32_t domid = 10; domid < 10 + REAPER_STUCK_SPARE_MAX + 2; domid++)
 		n_stuck += strcmp(bed_node(&b, domid, "state"), "done") != 0;
 	is_int(n_stuck, 0, "once they return, every one is done");
 	bed_dispose(&b);
@@ -401,7 +402,7 @@ int main(void)
 	test_holders();
 	test_stuck_and_back();
 	test_gone_not_returned();
-	test_lend_bound();
+	test_spare_bound();
 	test_stop_bound();
 	test_metrics();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);

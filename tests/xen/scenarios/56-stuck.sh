@@ -70,7 +70,7 @@ xb_note "  stuck $((t1 - t0)) ms after the request (stuck-after 5 s)"
 held=$(xb_read $XB_ROOT/job/$a/held-by)
 xb_note "  held-by: $held"
 case $held in
-*"domain lock /var/lib/xen/userdata-l.$a."*"is held by pid $holder (flock -o "*"sleep 600), and xenreaperd waits for it"*)
+*"domain lock /var/lib/xen/userdata-l.$a."*"is held by pid $holder (flock -o "*"sleep 600), and the teardown waits for it"*)
 	xb_ok "  held-by names the lock, its holder's pid and command line, and that the daemon waits" ;;
 *)	xb_not_ok "  held-by names the lock, its holder's pid and command line, and that the daemon waits" ;;
 esac
