@@ -34,6 +34,7 @@
  * stuck; past an hour nobody is told in time. */
 #define STUCK_MIN_MS 1000
 #define STUCK_MAX_MS (3600LL * 1000)
+#define TAKE_BACK_MAX_MS (24 * 3600LL * 1000)
 #define PROBE_INTERVAL_MIN_MS 100
 /* Upper bounds, so that no span added to "now" can overflow and every
  * value means something an admin could want. */
@@ -43,7 +44,7 @@
 
 enum daemon_key {
 	DK_JOBS, DK_RETENTION, DK_PROGRESS_INTERVAL, DK_SCRUB_PROBE,
-	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, DK_METRICS, DK_STUCK_AFTER, N_DAEMON_KEYS
+	DK_SCRUB_PROBE_INTERVAL, DK_PROTECT, DK_LOG_LEVEL, DK_METRICS, DK_STUCK_AFTER, DK_TAKE_BACK_AFTER, N_DAEMON_KEYS
 };
 
 static const char *const daemon_keys[] = {
@@ -51,6 +52,7 @@ static const char *const daemon_keys[] = {
 	[DK_PROGRESS_INTERVAL] = "progress-interval", [DK_SCRUB_PROBE] = "scrub-probe",
 	[DK_SCRUB_PROBE_INTERVAL] = "scrub-probe-interval", [DK_PROTECT] = "protect",
 	[DK_LOG_LEVEL] = "log-level", [DK_METRICS] = "metrics", [DK_STUCK_AFTER] = "stuck-after",
+	[DK_TAKE_BACK_AFTER] = "take-back-after",
 };
 
 enum pool_key { PK_SCRUB, PK_TEARDOWN, PK_GRACE, PK_PRIORITY, PK_ORPHANS, N_POOL_KEYS };
@@ -472,6 +474,16 @@ static void parse_daemon_key(struct parser *p, int key, const char *value)
 	case DK_STUCK_AFTER:
 		parse_duration(p, "stuck-after", value, STUCK_MIN_MS, STUCK_MAX_MS, &cfg->stuck_after_ms);
 		return;
+	case DK_TAKE_BACK_AFTER:
+		if (!strcmp(value, "off"))
+			cfg->take_back_after_ms = 0;
+		else if (duration_parse(value, &(int64_t){ 0 }) == -EINVAL && !all_digits(value))
+			parser_error(p, p->lineno, "take-back-after = '%s' is not off or a duration; expected off or %s",
+				     value, DURATION_HINT);
+		else
+			parse_duration(p, "take-back-after", value, STUCK_MIN_MS, TAKE_BACK_MAX_MS,
+				       &cfg->take_back_after_ms);
+		return;
 	case DK_SCRUB_PROBE:
 		parse_scrub_probe(p, value);
 		return;
@@ -657,7 +669,7 @@ static int parser_handle(void *user, const char *section, const char *name, cons
 		key = name_lookup(daemon_keys, N_ELEMS(daemon_keys), name);
 		if (key < 0) {
 			parser_error(p, p->lineno,
-				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, stuck-after, scrub-probe, scrub-probe-interval, protect, log-level or metrics",
+				     "unknown key '%s' in [daemon]; expected jobs, retention, progress-interval, stuck-after, take-back-after, scrub-probe, scrub-probe-interval, protect, log-level or metrics",
 				     name);
 			return 1;
 		}

@@ -231,7 +231,7 @@ static size_t protect_item_width(const char *item)
 int config_format(const struct config *cfg, char **out)
 {
 	char retention[DURATION_STR_LEN], progress[DURATION_STR_LEN], probe[DURATION_STR_LEN];
-	char stuck[DURATION_STR_LEN];
+	char stuck[DURATION_STR_LEN], take_back[DURATION_STR_LEN];
 	char *text = NULL;
 	size_t len, i, col;
 	FILE *f;
@@ -243,14 +243,18 @@ int config_format(const struct config *cfg, char **out)
 	duration_format(cfg->progress_interval_ms, progress, sizeof(progress));
 	duration_format(cfg->scrub_probe_interval_ms, probe, sizeof(probe));
 	duration_format(cfg->stuck_after_ms, stuck, sizeof(stuck));
+	if (cfg->take_back_after_ms)
+		duration_format(cfg->take_back_after_ms, take_back, sizeof(take_back));
+	else
+		snprintf(take_back, sizeof(take_back), "off");
 	if (cfg->jobs_auto)
 		fprintf(f, "[daemon]\n# auto: %u here (dom0's online vCPUs, at most %d)\njobs = auto\n",
 			cfg->jobs, CONFIG_JOBS_AUTO_MAX);
 	else
 		fprintf(f, "[daemon]\njobs = %u\n", cfg->jobs);
-	fprintf(f, "retention = %s\nprogress-interval = %s\nstuck-after = %s\n"
+	fprintf(f, "retention = %s\nprogress-interval = %s\nstuck-after = %s\ntake-back-after = %s\n"
 		"scrub-probe = %s\nscrub-probe-interval = %s\nprotect =",
-		retention, progress, stuck, config_scrub_probe_name(cfg->scrub_probe), probe);
+		retention, progress, stuck, take_back, config_scrub_probe_name(cfg->scrub_probe), probe);
 	col = strlen("protect =");
 	for (i = 0; i < cfg->n_protect; i++) {
 		size_t width = protect_item_width(cfg->protect[i]);

@@ -2,6 +2,7 @@
  * config: the policy file, /etc/xen/xenreaper.conf (see xenreaper.conf(5)):
  *
  *   [daemon]          jobs, retention, progress-interval, stuck-after,
+ *                     take-back-after,
  *                     scrub-probe, scrub-probe-interval, protect, log-level,
  *                     metrics
  *   [default]         scrub, teardown, grace, priority, orphans: pools not
@@ -59,6 +60,9 @@ struct config {
 	int64_t progress_interval_ms;	/* 10 ms..1 min */
 	int64_t stuck_after_ms;		/* a destroy standing still this long is
 					 * stuck: 1 s..1 h */
+	int64_t take_back_after_ms;	/* a destroy standing still this long has
+					 * its process ended and starts again:
+					 * 1 s..24 h, 0 never */
 	enum config_scrub_probe scrub_probe;
 	int64_t scrub_probe_interval_ms;	/* >= 100 ms */
 	int log_level;			/* LOG_ERR..LOG_DEBUG */

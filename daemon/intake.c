@@ -143,7 +143,10 @@ static int intake_job_from_request(struct reaper *r, uint32_t domid, const char 
 	*out = NULL;
 	existing = reaper_find_job(r, domid);
 	if (existing && !job_state_is_final(existing->state)) {
-		if (hv_uuid_parse(value, uuid) || memcmp(uuid, existing->uuid, HV_UUID_LEN))
+		if (existing->state == JOB_STUCK && !hv_uuid_parse(value, uuid) &&
+		    !memcmp(uuid, existing->uuid, HV_UUID_LEN))
+			teardown_take_back(r, existing, "asked again");
+		else if (hv_uuid_parse(value, uuid) || memcmp(uuid, existing->uuid, HV_UUID_LEN))
 			log_warning("request for domain %u (UUID '%s') dropped: a job for UUID %s is already %s",
 				    domid, log_quote(value, quoted), existing->uuid_text,
 				    job_state_name(existing->state));

@@ -72,7 +72,8 @@ struct job {
 	enum job_reason reason;
 	enum job_policy policy;
 	enum job_priority priority;
-	bool in_worker;		/* a destroy for it is running or queued in the pool */
+	bool in_worker;		/* a destroy for it runs (on the runner) */
+	bool taken_back;	/* that destroy was ended, to start it again */
 	bool scrub_tracked;	/* its released pages may still await scrubbing */
 	bool scrub_reported;	/* was tracked before the latest probe */
 	bool dirty;		/* its nodes in xenstore are behind: publish again */

@@ -7,13 +7,13 @@
  * reaper.c's.
  *
  * Stopping: the first SIGTERM or SIGINT takes nothing new and waits for
- * the libxl_domain_destroy calls already running to return, so libxl's
- * hotplug scripts and destroy child are never cut off and nothing they use
- * is freed under them; a second one exits at once, leaving those jobs
- * `destroying` in xenstore for the next start to resume.  A stuck teardown
- * does not hold the stop, and one that stands still for
- * REAPER_STOP_STUCK_MS while the daemon stops is stuck (reaper.h): the
- * daemon exits with it left inside libxl, and its job resumes.  A lost xenstored
+ * the teardowns already running to end, so libxl's hotplug scripts and
+ * destroy child are not cut off; a second one exits at once.  The wait
+ * is bounded: a teardown that stands still for REAPER_STOP_STUCK_MS is
+ * stuck and not waited for, and none is waited for past
+ * DAEMON_STOP_MAX_MS.  The teardown processes still running then end
+ * with the daemon, their jobs are left `destroying` in xenstore, and the
+ * next start resumes them (libxl continues a destroy asked again).  A lost xenstored
  * connection exits non-zero, for systemd to restart the daemon.
  */
 #include <errno.h>
@@ -42,6 +42,12 @@
 
 enum { POLL_STORE, POLL_RUNNER, POLL_SIGNALS, POLL_TIMER, POLL_COUNT };
 
+/* A stop waits this long at most for the teardowns running, then ends
+ * their processes (their jobs resume on the next start, which libxl
+ * continues): inside the unit's TimeoutStopSec=, which then never has
+ * to SIGKILL what libxl forked. */
+#define DAEMON_STOP_MAX_MS 60000
+
 /* Exit status when another xenreaperd already runs (the unit does not
  * restart on it: RestartPreventExitStatus=). */
 #define EXIT_ALREADY_RUNNING 3
@@ -65,6 +71,7 @@ struct daemon {
 	int timer_fd;
 	int lock_fd;
 	bool stopping;		/* first SIGTERM seen: waiting for teardowns */
+	int64_t stop_by;	/* when the wait for them ends */
 	int64_t watchdog_ms;	/* ping interval, 0 = no watchdog */
 	int64_t watchdog_next;
 	char status[96];	/* the STATUS= systemd last got */
@@ -286,10 +293,11 @@ static bool daemon_stop_signal(struct daemon *d, unsigned signo)
 			log_notice("signal %u: stopping", signo);
 		return true;
 	}
-	log_notice("signal %u: stopping once %u running teardown(s) end, or stand still for %d s "
-		   "(the same signal again stops at once; they resume on restart)", signo, busy,
-		   REAPER_STOP_STUCK_MS / 1000);
+	log_notice("signal %u: stopping once %u running teardown(s) end, stand still for %d s, "
+		   "or in %d s at most (the same signal again stops at once; they resume on restart)",
+		   signo, busy, REAPER_STOP_STUCK_MS / 1000, DAEMON_STOP_MAX_MS / 1000);
 	d->stopping = true;
+	d->stop_by = clock_mono_ms() + DAEMON_STOP_MAX_MS;
 	sd_notify(0, "STOPPING=1");
 	reaper_stop(d->reaper);
 	return false;
@@ -324,6 +332,8 @@ static int64_t daemon_next_deadline(struct daemon *d)
 
 	if (d->watchdog_ms && (next < 0 || d->watchdog_next < next))
 		next = d->watchdog_next;
+	if (d->stopping && (next < 0 || d->stop_by < next))
+		next = d->stop_by;
 	return next;
 }
 
@@ -355,6 +365,11 @@ static int daemon_run(struct daemon *d)
 		daemon_watchdog(d);
 		if (store_lost(d->store))
 			return -ENOTCONN;
+		if (d->stopping && reaper_running(d->reaper) && clock_mono_ms() >= d->stop_by) {
+			log_notice("stopping now, %d s after the signal: %u running teardown(s) end with the daemon "
+				   "and resume on restart", DAEMON_STOP_MAX_MS / 1000, reaper_running(d->reaper));
+			return 0;
+		}
 		if (d->stopping && !reaper_running(d->reaper)) {
 			if (reaper_stuck(d->reaper))
 				log_notice("stopping with %u stuck teardown(s) left to resume on restart",

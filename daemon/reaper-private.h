@@ -147,7 +147,10 @@ void teardown_sample(struct reaper *r);
 /* Measure the scrub backlog, publish each counted job's share, and finish
  * the sync jobs whose share has drained. */
 void teardown_probe_scrub(struct reaper *r);
-/* Collect finished teardowns from the worker pool and settle each. */
+/* End JOB's stuck teardown (HOW says who asked) so that it starts again,
+ * which libxl resumes where the last one stopped. */
+void teardown_take_back(struct reaper *r, struct job *job, const char *how);
+/* Collect ended teardowns from the runner and settle each. */
 void teardown_collect(struct reaper *r);
 /* Settle every job not on a worker against DOMAINS (a domain event). */
 void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n);

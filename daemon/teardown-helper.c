@@ -12,14 +12,18 @@
  * PRIORITY (idle, low, normal), which its children inherit, and writes
  * one line to descriptor 3: hv_destroy's result (0 or a negative errno)
  * and, when it failed, a few words on why.  Exit status 0 whenever that
- * line was written; 2 for a bad command line.
+ * line was written; 2 for a bad command line.  It dies with the daemon
+ * (PR_SET_PDEATHSIG): the daemon's next start resumes the job, and libxl
+ * the destroy.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <systemd/sd-journal.h>
@@ -87,6 +91,9 @@ int main(int argc, char **argv)
 			TEARDOWN_RESULT_FD);
 		return 2;
 	}
+	/* Not outliving the daemon: a teardown nobody waits for would run
+	 * beside the one its next start resumes. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	teardown_apply_priority(priority);
 	rc = hv_xen_new_teardown(&hv);
 	if (!rc)

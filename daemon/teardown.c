@@ -264,7 +264,8 @@ void teardown_collect(struct reaper *r)
 			continue;
 		job->in_worker = false;
 		if (job->state == JOB_STUCK)
-			teardown_unstick(r, job, "returned");
+			teardown_unstick(r, job, job->taken_back ? "was taken back" : "returned");
+		job->taken_back = false;
 		rc = reaper_domains(r, &domains, &n);
 		if (rc) {
 			/* Cannot tell what happened: look again with back-off. */
@@ -419,6 +420,8 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 	if (job->state == JOB_STUCK) {
 		if (pages_fell)
 			teardown_unstick(r, job, "releases pages again");
+		else if (r->policy->take_back_after_ms && now - still_since >= r->policy->take_back_after_ms)
+			teardown_take_back(r, job, "take-back-after");
 		else if (now - job->described_mono >= REAPER_STUCK_REFRESH_MS &&
 			 teardown_describe_stuck(r, job, now, still_since) &&
 			 reaper_publish_job(r, job, false))
@@ -439,6 +442,26 @@ static void teardown_check_stuck(struct reaper *r, struct job *job, int64_t now,
 	if (r->n_stuck > REAPER_STUCK_SPARE_MAX)
 		log_warning("%u teardowns are stuck: this one holds its slot (at most %d give theirs to others)",
 			    r->n_stuck, REAPER_STUCK_SPARE_MAX);
+}
+
+void teardown_take_back(struct reaper *r, struct job *job, const char *how)
+{
+	struct log_fields fields;
+	int rc;
+
+	if (!job->in_worker || job->taken_back)
+		return;
+	rc = runner_kill(r->runner, job->domid);
+	if (rc) {
+		log_warning("domain %u (%s): cannot end its stuck teardown: %s", job->domid, job->name,
+			    strerror(-rc));
+		return;
+	}
+	job->taken_back = true;
+	fields = job_log_fields(job, LOG_EVENT_NONE);
+	log_event(LOG_NOTICE, &fields, "domain %u (%s): its stuck teardown is taken back (%s) after %.1f s: "
+		  "its process was ended, and it starts again", job->domid, job->name, how,
+		  (clock_mono_ms() - job->submitted_mono) / 1000.0);
 }
 
 void teardown_sample(struct reaper *r)

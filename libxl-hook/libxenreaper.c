@@ -913,7 +913,11 @@ int xenreaper_request(struct xenreaper *h, uint32_t domid, const char *uuid)
 			return xr_fail(h, rc, "reading the teardown of domain %u from xenstore: %s",
 				       domid, strerror(-rc));
 		}
-		if (snap.has_job && !xenreaper_state_is_final(snap.job.state)) {
+		/* Asked again, a stuck teardown is written as a request,
+		 * which the daemon takes as "take it back and start again"
+		 * (xenreaper(1)); any other under way is left as it is. */
+		if (snap.has_job && !xenreaper_state_is_final(snap.job.state) &&
+		    (strcasecmp(snap.job.uuid, norm) || snap.job.state != XENREAPER_STATE_STUCK)) {
 			xs_transaction_end(h->xsh, t, true);
 			if (!strcasecmp(snap.job.uuid, norm))
 				return 0;	/* already under way */

@@ -63,6 +63,7 @@ static void test_defaults(void)
 	is_int(cfg->retention_ms, 600000, "default retention = 10m");
 	is_int(cfg->progress_interval_ms, 250, "default progress-interval = 250ms");
 	is_int(cfg->stuck_after_ms, 30000, "default stuck-after = 30s");
+	is_int(cfg->take_back_after_ms, 0, "default take-back-after = off");
 	is_int(cfg->scrub_probe, CONFIG_PROBE_AUTO, "default scrub-probe = auto");
 	is_int(cfg->scrub_probe_interval_ms, 1000, "default scrub-probe-interval = 1s");
 	is_int(cfg->n_protect, 0, "default protect is empty");
@@ -168,6 +169,7 @@ static void test_good_full(void)
 	is_int(cfg->retention_ms, 3600000, "retention");
 	is_int(cfg->progress_interval_ms, 100, "progress-interval");
 	is_int(cfg->stuck_after_ms, 120000, "stuck-after");
+	is_int(cfg->take_back_after_ms, 900000, "take-back-after");
 	is_int(cfg->scrub_probe, CONFIG_PROBE_HEAP_DUMP, "scrub-probe");
 	is_int(cfg->scrub_probe_interval_ms, 2000, "scrub-probe-interval");
 	is_int(cfg->log_level, LOG_DEBUG, "log-level");
@@ -300,6 +302,11 @@ static void test_duration_bounds(void)
 		{ "[daemon]\nscrub-probe-interval = 1h\n", 1 },
 		{ "[daemon]\nscrub-probe-interval = 3601s\n", 0 },
 		{ "[pool:p]\ngrace = 9223372036854775807ms\n", 0 },
+		{ "[daemon]\ntake-back-after = off\n", 1 },
+		{ "[daemon]\ntake-back-after = 24h\n", 1 },
+		{ "[daemon]\ntake-back-after = 86401s\n", 0 },
+		{ "[daemon]\ntake-back-after = 999ms\n", 0 },
+		{ "[daemon]\ntake-back-after = never\n", 0 },
 	};
 	struct config *cfg;
 

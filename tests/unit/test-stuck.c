@@ -367,6 +367,49 @@ static void test_stop_bound(void)
 	stuck_set_roots(NULL, NULL, 0);
 }
 
+/* A stuck teardown taken back (issue 39): by the policy's take-back-after
+ * and by asking again.  Its teardown is ended and started again, which
+ * counts as one failed attempt of the job; done once a destroy returns. */
+static void test_take_back(void)
+{
+	const char *error;
+	struct bed b;
+
+	held_bed_start(&b, 1, "[daemon]\nstuck-after = 2s\ntake-back-after = 5s\n", 7);
+	bed_run_busy(&b, 100);
+	fake_hv_wait_inside(b.hv, 1);
+	bed_run_busy(&b, 2500);
+	is_str(bed_node(&b, 7, "state"), "stuck", "standing still 2.5 s: stuck");
+	bed_run_busy(&b, 2000);
+	is_int(fake_runner_started(b.runner), 1, "4.5 s: not taken back before take-back-after");
+	bed_run_busy(&b, 1000);
+	reaper_handle_runner(b.r);
+	is_str(bed_node(&b, 7, "state"), "destroying", "5.5 s: taken back, destroying again");
+	error = bed_node(&b, 7, "error");
+	ok(error && strstr(error, "ended to take it back") && strstr(error, "attempt 1 of"),
+	   "  its error says so, as a failed attempt: %s", error ? error : "(none)");
+	bed_run_busy(&b, 1500);
+	fake_hv_wait_inside(b.hv, 2);
+	is_int(fake_runner_started(b.runner), 2, "  and its teardown starts again after the back-off");
+
+	bed_run_busy(&b, 2500);
+	is_str(bed_node(&b, 7, "state"), "stuck", "standing still again: stuck again");
+	bed_request(&b, 7, 7);
+	reaper_handle_store_events(b.r);
+	reaper_handle_runner(b.r);
+	is_str(bed_node(&b, 7, "state"), "destroying", "asked again: taken back at once");
+	bed_run_busy(&b, 2500);
+	fake_hv_wait_inside(b.hv, 3);
+	is_int(fake_runner_started(b.runner), 3, "  and started again");
+
+	fake_hv_hold_domain(b.hv, 7, false);
+	bed_wait_gone(&b, 7);
+	bed_wait_workers(&b);
+	is_str(bed_node(&b, 7, "state"), "done", "once a destroy returns: done");
+	bed_dispose(&b);
+	stuck_set_roots(NULL, NULL, 0);
+}
+
 static void test_metrics(void)
 {
 	struct scrub_snapshot snap = { 0 };
@@ -404,6 +447,7 @@ int main(void)
 	test_gone_not_returned();
 	test_spare_bound();
 	test_stop_bound();
+	test_take_back();
 	test_metrics();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", scratch);
 	if (system(cmd))

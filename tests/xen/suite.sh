@@ -9,4 +9,4 @@
 # host can take over 2 minutes to reach the dom0 shell.
 exec "$(dirname "$0")/xenbench" --smp 3 --timeout 1800 --boot-timeout 400 \
 	--log "${abs_top_builddir:-.}/tests/xen/xenbench-core.log" \
-	--builddir "${abs_top_builddir:-$(pwd)}" baseline scrub-pages scrub-exact daemon parallel zombie orphan orphan-names history policy crash-dump
+	--builddir "${abs_top_builddir:-$(pwd)}" baseline scrub-pages scrub-exact daemon parallel helper-kill zombie orphan orphan-names history policy crash-dump

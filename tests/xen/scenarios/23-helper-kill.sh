@@ -1,0 +1,96 @@
+# A teardown process SIGKILLed mid-teardown (issue 39): at three points of
+# the teardown of a guest with a vif, a disk through the block script and a
+# device model (a framebuffer: libxl starts QEMU in dom0).  start: as soon
+# as the process runs; script: while a hotplug script it forked runs;
+# child: while libxl's destroy child runs (after the guest's xenstore
+# directory is gone).  The job must end done, the daemon reap what the
+# process left (it is their subreaper: no zombie), and dom0 be left as
+# plain `xl destroy` leaves the same guest, which a fourth one shows.
+. $XB_LIB
+W=/tmp/xb23
+rm -rf $W; mkdir -p $W
+xb_backends
+xb_fast_hotplug $W
+base=$(xb_free_pages)
+xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
+
+# make NAME MIB: the guest, paused; its domid.
+make_guest() {
+	truncate -s 4M $W/$1.img
+	xb_guest $1 $2 "vfb = [ 'vnc=1,vnclisten=127.0.0.1' ]" \
+		"disk = [ 'format=raw,vdev=xvda,script=$W/block-fast,target=$W/$1.img' ]" \
+		"vif = [ 'bridge=$XB_BRIDGE,script=$W/vif-fast' ]"
+}
+
+# killer DOMID POINT: SIGKILL the teardown process of DOMID at POINT, and
+# say what it saw; 1 if the point never came.
+killer() {
+	_d=$1 _pt=$2 _end=$(($(date +%s) + 120)) _h=
+	while [ $(date +%s) -lt $_end ]; do
+		[ -n "$_h" ] || _h=$(pgrep -f "xenreaper-teardown $_d " | head -n 1)
+		if [ -n "$_h" ]; then
+			case $_pt in
+			start)
+				kill -9 $_h && { echo "killed $_h as it started"; return 0; } ;;
+			script)
+				_c=$(pgrep -P $_h -f 'scripts/block|scripts/vif-bridge|block-fast|vif-fast' | head -n 1)
+				[ -n "$_c" ] && kill -9 $_h &&
+					{ echo "killed $_h while its hotplug script $_c ran: $(tr '\0' ' ' < /proc/$_c/cmdline 2>/dev/null)"; return 0; } ;;
+			child)
+				if ! xenstore-read /local/domain/$_d/name >/dev/null 2>&1; then
+					_c=$(pgrep -P $_h -f "xenreaper-teardown $_d " | head -n 1)
+					[ -n "$_c" ] && kill -9 $_h &&
+						{ echo "killed $_h while its destroy child $_c ran"; return 0; }
+				fi ;;
+			esac
+			kill -0 $_h 2>/dev/null || { echo "process $_h ended before point $_pt"; return 1; }
+		fi
+		sleep 0.01
+	done
+	echo "never saw point $_pt"
+	return 1
+}
+
+xb_phase "four guests with a vif, a block-script disk and a device model"
+for g in "start 64" "script 64" "child 1024" "ref 64"; do
+	set -- $g
+	(make_guest kill-$1 $2 > $W/$1.domid) &
+done
+wait
+for p in start script child ref; do
+	eval d_$p=$(cat $W/$p.domid 2>/dev/null)
+	eval "[ -n \"\$d_$p\" ]" || { xb_not_ok "create guest kill-$p"; cat /tmp/kill-$p.create.log; xb_done; }
+done
+xb_check "each has its device model running" \
+	sh -c "pgrep -f -- '-xen-domid $d_start( |\$)' && pgrep -f -- '-xen-domid $d_ref( |\$)'" >/dev/null
+
+xb_phase "plain xl destroy, for reference"
+xl destroy $d_ref > $W/ref.log 2>&1
+xb_leftovers $d_ref $W/kill-ref.img > $W/ref.left
+xb_note "what xl destroy left: $(cat $W/ref.left | tr '\n' ';' | sed 's/;$//')"
+
+for p in start script child; do
+	xb_phase "killed at $p"
+	eval d=\$d_$p
+	killer $d $p > $W/$p.kill &
+	k=$!
+	xb_request $d
+	wait $k; rc=$?
+	xb_check "the teardown process of domain $d was SIGKILLed at $p ($(cat $W/$p.kill))" test $rc = 0
+	xb_wait_final $d 240
+	xb_is "$(xb_state $d)" done "  the job ends done"
+	xb_check "  the domain is gone" sh -c "! $XB_TOOL info $d >/dev/null 2>&1"
+	xb_check "  the daemon saw its process killed and started it again" \
+		grep -q "domain $d .*its teardown process (pid [0-9]*) was killed by signal 9" $XB_DAEMON_LOG
+	xb_leftovers $d $W/kill-$p.img > $W/$p.left
+	xb_is "$(cat $W/$p.left | tr '\n' ';')" "$(cat $W/ref.left | tr '\n' ';')" "  dom0 is left as xl destroy leaves it"
+done
+xb_wait_memory $base "every guest's memory is back"
+# What the killed processes left ran to its end and was reaped here.
+end=$(($(date +%s) + 60))
+while [ $(date +%s) -lt $end ] && [ -n "$(pgrep -P $XB_DAEMON_PID)" ]; do sleep 0.2; done
+xb_is "$(pgrep -P $XB_DAEMON_PID | wc -l)" 0 "nothing of the teardowns still runs under the daemon"
+xb_is "$(ps -eo stat= | grep -c '^Z')" 0 "no zombie process in dom0"
+grep -E "teardown process|teardown attempt" $XB_DAEMON_LOG | head -n 12 | while read -r l; do xb_note "  $l"; done
+xb_daemon_stop
+xb_done
