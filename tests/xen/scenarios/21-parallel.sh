@@ -10,7 +10,7 @@
 # theirs.  On a failure it prints what the daemon's children wait in.
 . $XB_LIB
 ROUNDS=${XB_PARALLEL_ROUNDS:-10}
-N=${XB_PARALLEL_GUESTS:-4} JOBS=${XB_PARALLEL_JOBS:-4} MIB=64
+N=${XB_PARALLEL_GUESTS:-4} JOBS=${XB_PARALLEL_JOBS:-4} MIB=96
 W=/tmp/xb21
 rm -rf $W; mkdir -p $W
 xb_backends

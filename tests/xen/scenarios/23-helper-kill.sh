@@ -52,7 +52,7 @@ killer() {
 }
 
 xb_phase "four guests with a vif, a block-script disk and a device model"
-for g in "start 64" "script 64" "child 1024" "ref 64"; do
+for g in "start 96" "script 96" "child 1024" "ref 96"; do
 	set -- $g
 	(make_guest kill-$1 $2 > $W/$1.domid) &
 done
