@@ -2,8 +2,10 @@
 #  1. libxl's domain lock held by another process (flock -o, as
 #     systemd/50-service does): the job reads stuck after stuck-after,
 #     naming the holder's pid and command line; the next request runs
-#     beside it (jobs = 1) on the thread lent in its place; status, list
-#     and the metrics show it; it ends done once the lock goes.
+#     beside it (jobs = 1) in the slot it gives up; status, list and the
+#     metrics show it; asked again (`xenreaper destroy`), its teardown
+#     process is ended and a new one started, which waits on the lock
+#     again (issue 39); it ends done once the lock goes.
 #  2. A disk whose script= sleeps on remove far past the deadline: stuck,
 #     naming the script, its arguments and its age; libxl kills it after
 #     its own 40 s and the teardown goes on to its end.
@@ -83,7 +85,9 @@ xb_check "  xenreaper list shows it stuck, with a waiting-on line" \
 		grep -q 'waiting on: .*pid $holder' $W/list.out"
 xb_check "  the metrics count one stuck job" \
 	xb_wait_log '^xen_teardown_jobs\{state="stuck"\} 1$' 30 $W/xenreaper.prom
-xb_check "  the daemon lent a thread in its place" xb_wait_log "a thread more for the teardowns while that of domain $a is stuck" 10
+helper=$(pgrep -f "xenreaper-teardown $a " | head -n 1)
+xb_check "  its teardown process (pid $helper) waits on the lock" \
+	grep -Eq -- "-> FLOCK +ADVISORY +WRITE +$helper " /proc/locks
 
 t2=$(xb_ms)
 xb_request $b
@@ -92,6 +96,18 @@ t3=$(xb_ms)
 xb_is "$(xb_state $b)" done "the next request (jobs = 1) is torn down beside the stuck one"
 xb_note "  in $((t3 - t2)) ms"
 xb_is "$(xb_state $a)" stuck "  while domain $a is still stuck"
+
+# Asked again: taken back, and a new teardown process waits on the lock.
+$XR destroy $a > $W/again.out 2>&1; rc=$?
+xb_is "$rc" 0 "asked again, \`xenreaper destroy $a\` takes its stuck teardown back ($(head -c 200 $W/again.out))"
+xb_check "  the daemon says so" xb_wait_log "domain $a (stuck-lock): its stuck teardown is taken back (asked again)" 30
+xb_check "  the job's error says its process was ended" \
+	sh -c "xenstore-read $XB_ROOT/job/$a/error | grep -q 'was ended to take it back'"
+st=$(xb_wait_node $XB_ROOT/job/$a/state stuck 90)
+xb_is "$st" stuck "  its new teardown waits on the lock again: stuck again"
+again=$(pgrep -f "xenreaper-teardown $a " | head -n 1)
+xb_check "  in a new process (pid $again, was $helper)" test -n "$again" -a "$again" != "$helper"
+xb_check "  the old one is gone" sh -c "! kill -0 $helper 2>/dev/null"
 
 unlock_domain $holder
 t4=$(xb_ms)
@@ -166,6 +182,9 @@ xb_note "  in $((t1 - t0)) ms"
 xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state = stopped"
 xb_is "$(xb_state $e)" stuck "  the job stays stuck in xenstore"
 xb_check "  the log says it is left to resume" grep -q "stopping; 1 stuck teardown(s) resume on restart" $XB_DAEMON_LOG
+end=$(($(date +%s) + 30))
+while pgrep -f "xenreaper-teardown $e " > /dev/null && [ $(date +%s) -lt $end ]; do sleep 0.1; done
+xb_check "  its teardown process ended with the daemon" sh -c "! pgrep -f 'xenreaper-teardown $e ' > /dev/null"
 unlock_domain $holder
 xb_daemon_start -c $W/policy.conf || xb_not_ok "xenreaperd starts again"
 xb_wait_final $e 120

@@ -72,6 +72,8 @@ xb_is "$rc" 0 "  systemd $sv: systemd-analyze security, the running service: $(g
 pid=$(systemctl show -p MainPID --value xenreaperd.service)
 xb_is "$(readlink /proc/$pid/exe)" /usr/sbin/xenreaperd "  running /usr/sbin/xenreaperd"
 xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid" "  which publishes daemon/pid"
+xb_check "the teardown process is installed off PATH, where the daemon looks for it" \
+	test -x /usr/libexec/xenreaper/xenreaper-teardown -a ! -e /usr/sbin/xenreaper-teardown
 xb_check "the policy is a conffile" sh -c "dpkg-query -W -f='\${Conffiles}' xenreaper | grep -q ' /etc/xen/xenreaper.conf '"
 xb_check "the man pages are installed" test -f /usr/share/man/man8/xenreaperd.8.gz -a -f /usr/share/man/man1/xenreaper.1.gz \
 	-a -f /usr/share/man/man5/xenreaper.conf.5.gz -a -f /usr/share/man/man7/xenreaper-xenstore.7.gz
