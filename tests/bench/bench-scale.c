@@ -1,7 +1,7 @@
 /*
  * bench-scale: the daemon's intake and job machinery at scale, without Xen
  * (issue 10, measure 8).  The daemon's real core (reaper, intake, jobs,
- * worker pool, default policy) runs on the in-process test doubles of
+ * in-process runner, default policy) runs on the in-process test doubles of
  * tests/unit/ (bed.c), and N requests go through it in waves of at most
  * WAVE domains alive at once (a host's domain table, not the whole run,
  * bounds how many exist together; the fake hypervisor holds 256).
@@ -38,7 +38,7 @@
 #include "layout.h"
 #include "log.h"
 #include "reaper.h"
-#include "worker.h"
+#include "fake_runner.h"
 
 #define WAVE 100
 #define MAX_SIZES 8
@@ -189,16 +189,16 @@ static long rss_kib(const char *field)
 }
 
 /* Step the daemon's main loop until everything asked for is finished; the
- * worker pool is real, so finished destroys come back on its fd. */
+ * runner runs them on threads, so finished destroys come back on its fd. */
 static int drain(struct bed *b)
 {
 	for (int round = 0; round < 100000; round++) {
 		reaper_handle_store_events(b->r);
 		reaper_tick(b->r);
-		if (worker_pool_idle(b->pool) && !reaper_busy(b->r))
+		if (fake_runner_idle(b->runner) && !reaper_busy(b->r))
 			return 0;
 		if (reaper_busy(b->r)) {
-			struct pollfd pfd = { .fd = worker_pool_fd(b->pool), .events = POLLIN };
+			struct pollfd pfd = { .fd = runner_fd(b->runner), .events = POLLIN };
 
 			/* Blocked, as main.c's poll is: waiting costs no CPU. */
 			if (poll(&pfd, 1, 2000) > 0)

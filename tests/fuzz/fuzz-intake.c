@@ -1,6 +1,6 @@
 /*
  * fuzz-intake: libFuzzer on request intake, through the daemon's real
- * reaper, worker pool and policy on the unit tests' fake store and
+ * reaper, teardown runner and policy on the unit tests' fake store and
  * hypervisor (script.c on tests/unit/bed.c).  The input is a script of
  * lines: mostly requests NAME=VALUE written under /tool/xenreaper/request/,
  * plus commands that run the main loop, move time and change the domains

@@ -189,7 +189,7 @@ struct script *script_new(void)
 	fake_hv_uuid_text(PROTECTED_SEED, uuid);
 	snprintf(text, sizeof(text), policy_text, uuid);
 	bed_set_policy(&s->bed, text);
-	fuzz_check(s->bed.cfg && s->bed.pool, "the bed did not set up");
+	fuzz_check(s->bed.cfg && s->bed.runner, "the bed did not set up");
 
 	/* Pools: 0 Pool-0 (requests only), 1 pool1 (automatic teardown),
 	 * 2 pool2 (orphans ignored). */
@@ -210,7 +210,7 @@ struct script *script_new(void)
 /* Whether nothing is in flight: no destroy running or uncollected. */
 static bool script_quiet(struct script *s)
 {
-	return worker_pool_idle(s->bed.pool) && !reaper_busy(s->bed.r);
+	return fake_runner_idle(s->bed.runner) && !reaper_busy(s->bed.r);
 }
 
 static void script_release(struct script *s)
@@ -235,7 +235,7 @@ static void script_drain(struct script *s)
 {
 	script_release(s);
 	for (int round = 0; round < 50 && !script_quiet(s); round++) {
-		struct pollfd pfd = { .fd = worker_pool_fd(s->bed.pool), .events = POLLIN };
+		struct pollfd pfd = { .fd = runner_fd(s->bed.runner), .events = POLLIN };
 
 		poll(&pfd, 1, 2000);
 		reaper_handle_runner(s->bed.r);

@@ -1,6 +1,6 @@
 /*
  * script: the daemon's real core on the unit tests' bed (tests/unit/bed.h:
- * fake store and hypervisor, real reaper and worker pool), driven by a
+ * fake store and hypervisor, real reaper and in-process runner), driven by a
  * small script, for fuzz-intake and fuzz-resume.
  *
  * Script lines (one per line; at most SCRIPT_MAX_LINES are run):
@@ -8,7 +8,7 @@
  *                  /tool/xenreaper/request/NAME = VALUE; a VALUE of "%S"
  *                  is the UUID the fake gives seed S
  *   @settle        run the main loop's steps until no teardown is in flight
- *   @tick          one round of them, without waiting for the workers
+ *   @tick          one round of them, without waiting for the teardowns
  *   @advance MS    move the clocks on (at most an hour)
  *   @hold, @release  hold destroys mid-flight, let them go
  *   @pages D N     set domain D's tot_pages (a teardown in progress)
