@@ -15,6 +15,15 @@ W=/tmp/xb21
 rm -rf $W; mkdir -p $W
 xb_backends
 xb_fast_hotplug $W
+# XB_PARALLEL_REMOVE=fast (the default): the removes, too, in a command or
+# two, since Debian's block remove takes the block scripts' global lock and
+# four teardowns then wait on it one after another (450 s for 10 rounds,
+# against ?? s); the processes, the forks and the execs are the same.
+# XB_PARALLEL_REMOVE=debian runs Debian's.
+if [ "${XB_PARALLEL_REMOVE:-fast}" = fast ]; then
+	sed -i 's|^exec /etc/xen/scripts/block "\$@"$|[ "$1" = remove ] \&\& { n=$(xenstore-read "$XENBUS_PATH/node" 2>/dev/null); [ -n "$n" ] \&\& losetup -d "$n"; exit 0; }\nexec /etc/xen/scripts/block "$@"|' $W/block-fast
+	sed -i 's|^exec /etc/xen/scripts/vif-bridge "\$@"$|case $1 in offline\|remove) ip link set dev "$vif" nomaster 2>/dev/null; exit 0 ;; esac\nexec /etc/xen/scripts/vif-bridge "$@"|' $W/vif-fast
+fi
 loops0=$(losetup -a | wc -l)
 base=$(xb_free_pages)
 XB_DAEMON_LOG=/tmp/xenreaperd-parallel.log
@@ -41,7 +50,7 @@ children() {
 }
 stuck=0 all=
 for round in $(seq 1 $ROUNDS); do
-	pids= doms=
+	pids= doms= tc=$(xb_ms)
 	for i in $(seq 1 $N); do
 		truncate -s 4M $W/par$round-$i.img
 		(xb_guest par$round-$i $MIB \
@@ -57,12 +66,14 @@ for round in $(seq 1 $ROUNDS); do
 		doms="$doms $d" all="$all $d"
 		args="$args $XB_ROOT/request/$d $($XB_TOOL uuid $d)"
 	done
+	tr=$(xb_ms)
 	xenstore-write $args
 	ended=
 	for d in $doms; do
 		xb_wait_final $d 120
 		ended="$ended $d:$(xb_state $d)"
 	done
+	xb_note "round $round: created in $((tr - tc)) ms, torn down in $(($(xb_ms) - tr)) ms"
 	left=$(for d in $doms; do $XB_TOOL info $d >/dev/null 2>&1 && echo $d; done)
 	notdone=$(echo $ended | tr ' ' '\n' | grep -v ':done$')
 	if [ -n "$doms" ] && [ -z "$left" ] && [ -z "$notdone" ]; then

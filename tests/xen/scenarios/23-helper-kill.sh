@@ -1,11 +1,14 @@
-# A teardown process SIGKILLed mid-teardown (issue 39): at three points of
-# the teardown of a guest with a vif, a disk through the block script and a
-# device model (a framebuffer: libxl starts QEMU in dom0).  start: as soon
-# as the process runs; script: while a hotplug script it forked runs;
-# child: while libxl's destroy child runs (after the guest's xenstore
-# directory is gone).  The job must end done, the daemon reap what the
-# process left (it is their subreaper: no zombie), and dom0 be left as
-# plain `xl destroy` leaves the same guest, which a fourth one shows.
+# A teardown process SIGKILLed mid-teardown (issue 39), at three points of
+# the teardown of guests with a vif and a disk through Debian's block
+# script (its remove; the add is lib.sh's fast one).  start: as soon as
+# the process runs; script: while a hotplug script it forked runs; child:
+# while libxl's destroy child runs (after the guest's xenstore directory
+# is gone), on a 1 GiB guest so that it runs long enough to be seen.
+# The job must end done, the daemon reap what the process left (it is
+# their subreaper: no zombie), and dom0 be left as plain `xl destroy`
+# leaves such a guest, which a fourth one shows.  No device model:
+# starting QEMU costs a minute and more under emulation; the guests with
+# one are 58-guests' and 45-guests-unit's.
 . $XB_LIB
 W=/tmp/xb23
 rm -rf $W; mkdir -p $W
@@ -14,12 +17,11 @@ xb_fast_hotplug $W
 base=$(xb_free_pages)
 xb_daemon_start || { xb_not_ok "xenreaperd starts"; xb_done; }
 
-# make NAME MIB: the guest, paused; its domid.
+# make NAME MIB [CONFIG-LINE]: the guest, paused; its domid.
 make_guest() {
 	truncate -s 4M $W/$1.img
-	xb_guest $1 $2 "vfb = [ 'vnc=1,vnclisten=127.0.0.1' ]" \
-		"disk = [ 'format=raw,vdev=xvda,script=$W/block-fast,target=$W/$1.img' ]" \
-		"vif = [ 'bridge=$XB_BRIDGE,script=$W/vif-fast' ]"
+	xb_guest $1 $2 "disk = [ 'format=raw,vdev=xvda,script=$W/block-fast,target=$W/$1.img' ]" \
+		"vif = [ 'bridge=$XB_BRIDGE,script=$W/vif-fast' ]" "$3"
 }
 
 # killer DOMID POINT: SIGKILL the teardown process of DOMID at POINT, and
@@ -51,18 +53,18 @@ killer() {
 	return 1
 }
 
-xb_phase "four guests with a vif, a block-script disk and a device model"
+xb_phase "four guests with a vif and a block-script disk"
+pids=
 for g in "start 96" "script 96" "child 1024" "ref 96"; do
 	set -- $g
 	(make_guest kill-$1 $2 > $W/$1.domid) &
+	pids="$pids $!"
 done
-wait
+for p in $pids; do wait $p; done
 for p in start script child ref; do
 	eval d_$p=$(cat $W/$p.domid 2>/dev/null)
 	eval "[ -n \"\$d_$p\" ]" || { xb_not_ok "create guest kill-$p"; cat /tmp/kill-$p.create.log; xb_done; }
 done
-xb_check "each has its device model running" \
-	sh -c "pgrep -f -- '-xen-domid $d_start( |\$)' && pgrep -f -- '-xen-domid $d_ref( |\$)'" >/dev/null
 
 xb_phase "plain xl destroy, for reference"
 xl destroy $d_ref > $W/ref.log 2>&1
