@@ -223,6 +223,9 @@ static void teardown_settle(struct reaper *r, struct job *job, const struct runn
 		return;
 	}
 	/* The destroy got through: dead, but pages are still referenced. */
+	if (ended->text[0])
+		log_warning("domain %u (%s): %s; the domain is dying, and its teardown starts again",
+			    job->domid, job->name, ended->text);
 	job_set_error(job, NULL);
 	if (job->state == JOB_DESTROYING) {
 		/* Give the last mappings a moment to go (a domain event says

@@ -27,7 +27,7 @@ make_guest() {
 # killer DOMID POINT: SIGKILL the teardown process of DOMID at POINT, and
 # say what it saw; 1 if the point never came.
 killer() {
-	_d=$1 _pt=$2 _end=$(($(date +%s) + 120)) _h=
+	_d=$1 _pt=$2 _end=$(($(date +%s) + 120)) _h= _pages=$($XB_TOOL pages $1)
 	while [ $(date +%s) -lt $_end ]; do
 		[ -n "$_h" ] || _h=$(pgrep -f "xenreaper-teardown $_d " | head -n 1)
 		if [ -n "$_h" ]; then
@@ -39,11 +39,14 @@ killer() {
 				[ -n "$_c" ] && kill -9 $_h &&
 					{ echo "killed $_h while its hotplug script $_c ran: $(tr '\0' ' ' < /proc/$_c/cmdline 2>/dev/null)"; return 0; } ;;
 			child)
-				if ! xenstore-read /local/domain/$_d/name >/dev/null 2>&1; then
-					_c=$(pgrep -P $_h -f "xenreaper-teardown $_d " | head -n 1)
-					[ -n "$_c" ] && kill -9 $_h &&
-						{ echo "killed $_h while its destroy child $_c ran"; return 0; }
-				fi ;;
+				# The domain's pages fall only inside the destroy
+				# hypercall, which libxl's destroy child makes: kill
+				# at the first page gone (xbtool polls every ms).
+				_r=$($XB_TOOL kill-when $_h 9 0 60000 below $_d $_pages)
+				_left=${_r##*saw=}
+				case $_left in ''|*[!0-9]*) echo "no fall seen ($_r)"; return 1 ;; esac
+				[ "$_left" -gt 0 ] && { echo "killed $_h while its destroy child ran: $_r"; return 0; }
+				echo "the domain was gone first ($_r)"; return 1 ;;
 			esac
 			kill -0 $_h 2>/dev/null || { echo "process $_h ended before point $_pt"; return 1; }
 		fi
@@ -83,7 +86,7 @@ for p in start script child; do
 	xb_is "$(xb_state $d)" done "  the job ends done"
 	xb_check "  the domain is gone" sh -c "! $XB_TOOL info $d >/dev/null 2>&1"
 	xb_check "  the daemon saw its process killed and started it again" \
-		grep -q "domain $d .*its teardown process (pid [0-9]*) was killed by signal 9" $XB_DAEMON_LOG
+		grep -Eq "domain $d .*its teardown process \(pid [0-9]+\) was killed by signal 9; the domain is (still alive|dying)" $XB_DAEMON_LOG
 	xb_leftovers $d $W/kill-$p.img > $W/$p.left
 	xb_is "$(cat $W/$p.left | tr '\n' ';')" "$(cat $W/ref.left | tr '\n' ';')" "  dom0 is left as xl destroy leaves it"
 done
