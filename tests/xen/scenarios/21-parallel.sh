@@ -17,8 +17,9 @@ xb_backends
 xb_fast_hotplug $W
 # XB_PARALLEL_REMOVE=fast (the default): the removes, too, in a command or
 # two, since Debian's block remove takes the block scripts' global lock and
-# four teardowns then wait on it one after another (450 s for 10 rounds,
-# against ?? s); the processes, the forks and the execs are the same.
+# four teardowns then wait on it one after another (10 rounds took 455 s
+# with Debian's, 253 s without, on 4.17); the processes, the forks and the
+# execs are the same.
 # XB_PARALLEL_REMOVE=debian runs Debian's.
 if [ "${XB_PARALLEL_REMOVE:-fast}" = fast ]; then
 	sed -i 's|^exec /etc/xen/scripts/block "\$@"$|[ "$1" = remove ] \&\& { n=$(xenstore-read "$XENBUS_PATH/node" 2>/dev/null); [ -n "$n" ] \&\& losetup -d "$n"; exit 0; }\nexec /etc/xen/scripts/block "$@"|' $W/block-fast
