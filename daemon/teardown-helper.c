@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <systemd/sd-journal.h>
 
@@ -45,6 +46,24 @@ static int teardown_parse_u32(const char *text, uint32_t *out)
 		return -EINVAL;
 	*out = value;
 	return 0;
+}
+
+/* Every signal at its default, as under xl, for libxl's children to
+ * inherit (SIG_IGN survives exec).  glibc's posix_spawn leaves its own
+ * two, 32 and 33, ignored in the child it execs, and glibc's sigaction
+ * refuses to touch them: the kernel is asked directly. */
+static void teardown_default_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} dfl = { SIG_DFL, 0, NULL, 0 };
+
+	for (int signo = 1; signo <= 64; signo++)
+		if (signo != SIGKILL && signo != SIGSTOP)
+			syscall(SYS_rt_sigaction, signo, &dfl, NULL, sizeof(dfl.mask));
 }
 
 /* The whole teardown, libxl's children with it, below ordinary work. */
@@ -78,6 +97,7 @@ int main(int argc, char **argv)
 	uint32_t domid, flags;
 	int rc;
 
+	teardown_default_signals();
 	if (log_stderr_is_journal())
 		log_set_journal_sink(sd_journal_sendv);
 	if (argc != 5 || teardown_parse_u32(argv[1], &domid) || hv_uuid_parse(argv[2], uuid) ||

@@ -597,6 +597,15 @@ static int cli_destroy(struct xenreaper *h, const struct cli_args *c)
 		goto out;
 	}
 	rc = xenreaper_resolve(h, c->domain, &domid, uuid, &name);
+	/* A teardown stuck on libxl's domain lock has removed the domain's
+	 * xenstore directory already: its job still names it, and asking
+	 * again takes it back (the daemon checks the UUID with Xen). */
+	if (rc == -ESRCH && lookup_is_domid(c->domain) && !lookup_parse_domid(c->domain, &domid) &&
+	    !xenreaper_job_status(h, domid, &st) && st.state == XENREAPER_STATE_STUCK) {
+		snprintf(uuid, sizeof(uuid), "%s", st.uuid);
+		name = st.name[0] ? strdup(st.name) : NULL;
+		rc = 0;
+	}
 	if (!rc) {
 		running = xenreaper_daemon_running(h) > 0;
 		rc = xenreaper_request(h, domid, uuid);

@@ -133,8 +133,8 @@ int main(void)
 	ok(strstr(res.text, "SigBlk: 0000000000000000") != NULL,
 	   "  the helper starts with no signal blocked: %s", res.text);
 	/* glibc's posix_spawn leaves its own two (32 and 33, thread
-	 * cancellation and setxid) ignored; the standard ones are what a
-	 * script's traps and timeouts use. */
+	 * cancellation and setxid) ignored; xenreaper-teardown puts them back
+	 * first thing (49-children checks the scripts libxl runs from it). */
 	ign = strstr(res.text, "SigIgn: ");
 	ok(ign && (strtoull(ign + 8, NULL, 16) & 0x7fffffffULL) == 0,
 	   "  and no standard signal ignored, though the daemon ignores SIGPIPE");
