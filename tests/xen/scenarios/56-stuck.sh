@@ -184,7 +184,7 @@ xb_is "$(xb_state $e)" stuck "  the job stays stuck in xenstore"
 xb_check "  the log says it is left to resume" grep -q "stopping; 1 stuck teardown(s) resume on restart" $XB_DAEMON_LOG
 end=$(($(date +%s) + 30))
 while pgrep -f "xenreaper-teardown $e " > /dev/null && [ $(date +%s) -lt $end ]; do sleep 0.1; done
-xb_check "  its teardown process ended with the daemon" sh -c "! pgrep -f 'xenreaper-teardown $e ' > /dev/null"
+xb_check "  its teardown process ended with the daemon" sh -c "! pgrep -f '[x]enreaper-teardown $e ' > /dev/null"
 unlock_domain $holder
 xb_daemon_start -c $W/policy.conf || xb_not_ok "xenreaperd starts again"
 xb_wait_final $e 120
