@@ -33,19 +33,9 @@ xb_check "  the daemon logged it" grep -q "removed or changed from under xenreap
 xb_phase "a careless 'xenstore-rm /tool/xenreaper'"
 # --- a 2 GiB guest, progress sampled while it goes
 domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
-rm -f /tmp/samples /tmp/helpers.stop
-# The daemon's children while it goes: each teardown is a process of its
-# own (xenreaper-teardown DOMID UUID FLAGS PRIORITY), at the priority's nice.
-(while [ ! -e /tmp/helpers.stop ]; do
-	for p in $(pgrep -P $XB_DAEMON_PID -f xenreaper-teardown); do
-		echo "$(cut -d' ' -f19 /proc/$p/stat 2>/dev/null) $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
-	done
-	sleep 0.05
-done > /tmp/helpers) &
-helpers=$!
+rm -f /tmp/samples
 xb_request $domid
 $XB_TOOL sample-job $domid 60000 /tmp/samples
-touch /tmp/helpers.stop; wait $helpers
 xb_is "$(xb_state $domid)" done "2 GiB job ends done"
 xb_is "$(xb_read $XB_ROOT/job/$domid/pages-left)" 0 "pages-left reaches 0"
 xb_is "$(xb_read $XB_ROOT/job/$domid/progress)" 100 "progress reaches 100"
@@ -101,13 +91,10 @@ xb_check "the daemon logged the teardown's rate, as libxc's show_transfer_rate d
 xb_check "pages-left seen falling mid-teardown (${mid%%:*} samples:$(echo "${mid#*:}" | cut -c1-80))" test "${mid%%:*}" -gt 0
 xb_check "no domain $domid left" sh -c "! $XB_TOOL pages $domid >/dev/null"
 xb_wait_memory $base "2 GiB returned after the daemon's teardown"
-# The teardown ran in a process of its own at the default priority, low:
-# nice 10; the daemon itself at 0.
-seen=$(grep -m1 "xenreaper-teardown $domid " /tmp/helpers)
-xb_check "the teardown ran in a child process of the daemon ($seen)" \
-	sh -c "echo '$seen' | grep -Eq 'xenreaper-teardown $domid [0-9a-f-]{36} 0 low \$'"
-xb_is "${seen%% *}" 10 "  at the default priority, low: nice 10"
-xb_is "$(cut -d' ' -f19 /proc/$XB_DAEMON_PID/stat)" 0 "  the daemon itself at nice 0"
+# The teardown ran in a process of its own at the default priority
+# (23-helper-kill sees it: this one can be over in half a second); the
+# daemon itself stays at nice 0.
+xb_is "$(cut -d' ' -f19 /proc/$XB_DAEMON_PID/stat)" 0 "the daemon itself runs at nice 0"
 for leaf in requested started finished; do
 	xb_check "job has a $leaf time" sh -c "xenstore-read $XB_ROOT/job/$domid/$leaf | grep -Eq '^[0-9]+\.[0-9]{3}$'"
 done

@@ -29,7 +29,11 @@ make_guest() {
 killer() {
 	_d=$1 _pt=$2 _end=$(($(date +%s) + 120)) _h= _pages=$($XB_TOOL pages $1)
 	while [ $(date +%s) -lt $_end ]; do
-		[ -n "$_h" ] || _h=$(pgrep -f "xenreaper-teardown $_d " | head -n 1)
+		if [ -z "$_h" ]; then
+			_h=$(pgrep -f "xenreaper-teardown $_d " | head -n 1)
+			# What it runs as: parent, nice, command line.
+			[ -n "$_h" ] && echo "$(cut -d' ' -f4,19 /proc/$_h/stat 2>/dev/null) $(tr '\0' ' ' < /proc/$_h/cmdline 2>/dev/null)" > $W/$_pt.helper
+		fi
 		if [ -n "$_h" ]; then
 			case $_pt in
 			start)
@@ -82,6 +86,11 @@ for p in start script child; do
 	xb_request $d
 	wait $k; rc=$?
 	xb_check "the teardown process of domain $d was SIGKILLed at $p ($(cat $W/$p.kill))" test $rc = 0
+	# Seen at its start, it may not have lowered its priority yet.
+	seen=$(cat $W/$p.helper 2>/dev/null) nice=10
+	[ $p = start ] && nice='-?[0-9]+'
+	xb_check "  it was a child of the daemon at the default priority, low (nice 10), its request its command line: $seen" \
+		sh -c "echo '$seen' | grep -Eq '^$XB_DAEMON_PID $nice [^ ]*/xenreaper-teardown $d [0-9a-f-]{36} 0 low \$'"
 	xb_wait_final $d 240
 	xb_is "$(xb_state $d)" done "  the job ends done"
 	xb_check "  the domain is gone" sh -c "! $XB_TOOL info $d >/dev/null 2>&1"
