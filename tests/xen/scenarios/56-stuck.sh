@@ -100,7 +100,7 @@ xb_is "$(xb_state $a)" stuck "  while domain $a is still stuck"
 # Asked again: taken back, and a new teardown process waits on the lock.
 $XR destroy $a > $W/again.out 2>&1; rc=$?
 xb_is "$rc" 0 "asked again, \`xenreaper destroy $a\` takes its stuck teardown back ($(head -c 200 $W/again.out))"
-xb_check "  the daemon says so" xb_wait_log "domain $a (stuck-lock): its stuck teardown is taken back (asked again)" 30
+xb_check "  the daemon says so" xb_wait_log "domain $a \(stuck-lock\): its stuck teardown is taken back \(asked again\)" 30
 xb_check "  the job's error says its process was ended" \
 	sh -c "xenstore-read $XB_ROOT/job/$a/error | grep -q 'was ended to take it back'"
 st=$(xb_wait_node $XB_ROOT/job/$a/state stuck 90)
