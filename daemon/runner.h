@@ -11,6 +11,9 @@
 #include "job.h"
 
 #define RUNNER_TEXT_MAX 256
+/* The descriptor a teardown process writes its one result line to
+ * (teardown-helper.c): "<0 or -errno> <why>". */
+#define RUNNER_RESULT_FD 3
 
 struct runner_request {
 	uint32_t domid;

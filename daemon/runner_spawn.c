@@ -35,9 +35,6 @@
 
 extern char **environ;
 
-/* The helper's result descriptor (teardown-helper.c). */
-#define RUNNER_RESULT_FD 3
-
 struct runner_helper {
 	struct runner_helper *next;
 	uint32_t domid;
@@ -54,7 +51,6 @@ struct runner_spawn {
 	struct runner_helper *running;	/* started, not yet reaped */
 	struct runner_helper *done, **done_tail;	/* reaped, not yet collected */
 	unsigned busy;
-	unsigned orphans;	/* children of dead helpers reaped */
 };
 
 static struct runner_spawn *runner_spawn_of(const struct runner *runner)
@@ -181,7 +177,7 @@ static void runner_spawn_settle(struct runner_helper *helper, int status)
 }
 
 /* Reap every child that has exited: helpers move to the done list,
- * their orphaned children are only counted. */
+ * their orphaned children are only logged. */
 static void runner_spawn_reap(struct runner_spawn *rs)
 {
 	struct runner_helper **link, *helper;
@@ -193,7 +189,6 @@ static void runner_spawn_reap(struct runner_spawn *rs)
 			;
 		helper = *link;
 		if (!helper) {
-			rs->orphans++;
 			log_debug("reaped pid %ld, left running by a teardown process that ended before it",
 				  (long)pid);
 			continue;

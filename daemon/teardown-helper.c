@@ -32,8 +32,7 @@
 #include "hv.h"
 #include "job.h"
 #include "log.h"
-
-#define TEARDOWN_RESULT_FD 3
+#include "runner.h"
 
 static int teardown_parse_u32(const char *text, uint32_t *out)
 {
@@ -106,9 +105,9 @@ int main(int argc, char **argv)
 			"`xenreaper destroy` is the command for people)\n", argv[0]);
 		return 2;
 	}
-	if (fcntl(TEARDOWN_RESULT_FD, F_SETFD, FD_CLOEXEC) < 0) {
+	if (fcntl(RUNNER_RESULT_FD, F_SETFD, FD_CLOEXEC) < 0) {
 		fprintf(stderr, "%s: descriptor %d is not open: xenreaperd runs this\n", argv[0],
-			TEARDOWN_RESULT_FD);
+			RUNNER_RESULT_FD);
 		return 2;
 	}
 	/* Not outliving the daemon: a teardown nobody waits for would run
@@ -118,7 +117,7 @@ int main(int argc, char **argv)
 	rc = hv_xen_new_teardown(&hv);
 	if (!rc)
 		rc = hv_destroy(hv, domid, uuid, flags);
-	dprintf(TEARDOWN_RESULT_FD, "%d %s\n", rc, teardown_why(rc));
+	dprintf(RUNNER_RESULT_FD, "%d %s\n", rc, teardown_why(rc));
 	hv_free(hv);
 	return 0;
 }
