@@ -32,7 +32,7 @@ enum config_scrub_probe {
 	CONFIG_PROBE_NONE,
 };
 
-/* dom0 CPU priority of the teardown worker threads. */
+/* dom0 CPU priority of the teardown processes and their children. */
 enum config_priority {
 	CONFIG_PRIORITY_IDLE,	/* only when dom0 has nothing else to run */
 	CONFIG_PRIORITY_LOW,	/* behind dom0's ordinary work */

@@ -2,7 +2,7 @@
  * job: the per-domain record and the rules for moving it between states.
  * Publishing writes the job's nodes; deciding when to move (the guard,
  * sampling, zombies, retention) belongs to reaper.c, and running the
- * teardown to worker.c.
+ * teardown to teardown.c and the runner.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -40,7 +40,7 @@ enum job_policy {
 	JOB_POLICY_SYNC,
 };
 
-/* dom0 CPU priority of the worker that runs the teardown. */
+/* dom0 CPU priority of the process that runs the teardown, and its children. */
 enum job_priority {
 	JOB_PRIORITY_IDLE,	/* SCHED_IDLE: only when dom0 has nothing else */
 	JOB_PRIORITY_LOW,	/* nice 10 */
@@ -72,7 +72,7 @@ struct job {
 	enum job_reason reason;
 	enum job_policy policy;
 	enum job_priority priority;
-	bool in_worker;		/* a destroy for it runs (on the runner) */
+	bool in_runner;		/* a destroy for it runs (on the runner) */
 	bool taken_back;	/* that destroy was ended, to start it again */
 	bool scrub_tracked;	/* its released pages may still await scrubbing */
 	bool scrub_reported;	/* was tracked before the latest probe */
@@ -97,7 +97,7 @@ struct job {
 	uint64_t pool_pages;	/* its paging pool, as memory.c last read it */
 	bool pool_read;		/* pool_pages has been read */
 	bool pool_none;		/* Xen keeps no pool for it (PV): never read again */
-	int64_t submitted_mono;	/* when its running destroy was handed to a worker */
+	int64_t submitted_mono;	/* when its running destroy was started */
 	int64_t described_mono;	/* stuck: when held-by was last worked out */
 	struct job_shown *shown;	/* what xenstore holds, as far as known */
 };
@@ -140,7 +140,7 @@ bool job_sample(struct job *job, int64_t now, uint64_t pages);
  * RELEASED_MONO; 0 if it cannot be told. */
 double job_mib_per_s(const struct job *job, int64_t released_mono);
 /* Monotonic ms since which a running destroy of JOB has shown no
- * progress: its hand-off to the worker, or the last fall of its pages. */
+ * progress: its start on the runner, or the last fall of its pages. */
 int64_t job_still_since(const struct job *job);
 /* Percent of pages released, 0..100. */
 unsigned job_progress(const struct job *job);

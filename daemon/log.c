@@ -10,7 +10,8 @@
  * and any byte that is not UTF-8, are escaped (textesc, backslashes kept),
  * while the journal's fields carry their values as they are, binary-safe.
  * It does not open syslog, rotate files or buffer: one write(2) (or one
- * sink call) per message keeps worker threads from interleaving.
+ * sink call) per message keeps the daemon's lines and its teardown
+ * processes', on the same stderr, from interleaving.
  */
 #include <errno.h>
 #include <stdarg.h>

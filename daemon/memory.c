@@ -97,7 +97,7 @@ static void memory_read_pool(struct memory *m, struct job *job)
 
 uint64_t memory_job_releasing(struct memory *m, struct job *job, int64_t now)
 {
-	if (!job->pool_none && (!job->pool_read || job->in_worker))
+	if (!job->pool_none && (!job->pool_read || job->in_runner))
 		memory_read_pool(m, job);
 	if (!job_pages_coming_back(job, now))
 		return 0;

@@ -295,7 +295,7 @@ static int metrics_write(const struct metrics *m, const char *text)
 	/* No .prom suffix: node_exporter ignores it until the rename. */
 	if (asprintf(&tmp, "%s.XXXXXX", m->path) < 0)
 		return -ENOMEM;
-	/* Close-on-exec: a worker may fork a hotplug script while it is open. */
+	/* Close-on-exec: a teardown process may be spawned while it is open. */
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;

@@ -1,7 +1,7 @@
 /*
  * procfs: reads one small file of a process (/proc/PID/stat, syscall,
  * cmdline, comm, environ, or a thread's children) whole into the caller's
- * buffer, for the modules that look at processes (forklock.c, stuck.c).
+ * buffer, for the modules that look at processes (stuck.c).
  * The kernel makes such a file as it is read and may hand it over in more
  * than one read(2) (cmdline and environ a page at a time), so it reads to
  * end of file or a full buffer.  The root is the caller's, so that a unit

@@ -54,13 +54,13 @@ struct reaper {
 	unsigned n_final;	/* of which done or failed */
 	unsigned n_dirty;	/* of which their last publish failed */
 	/* The jobs by domid, for reaper_find_job: a request, a domain event
-	 * and a worker's return each look one up, and the list holds up to
+	 * and a teardown's end each look one up, and the list holds up to
 	 * REAPER_RETAIN_MAX finished jobs besides those under way. */
 	struct job **index;
 	unsigned index_size;	/* buckets, a power of two */
 	uint32_t self_domid;
 	unsigned max_jobs;
-	unsigned in_worker;
+	unsigned in_runner;
 	unsigned n_stuck;	/* of those, stuck (state stuck) */
 	int64_t next_sample_mono;
 	unsigned published_active;
@@ -125,20 +125,20 @@ void reaper_fail(struct reaper *r, struct job *job, const char *sentence);
 /* Measure the backlog with which a scrub probe is configured: 0 = never. */
 unsigned reaper_scrub_sources(const struct reaper *r);
 
-/* Whether the pool may take one more destroy: fewer than `jobs` running
- * that are not stuck, and a thread for it. */
+/* Whether one more destroy may start: fewer than `jobs` running, stuck
+ * ones not counted up to REAPER_STUCK_SPARE_MAX. */
 bool reaper_may_start(const struct reaper *r);
 
 /* teardown.c: running jobs */
-/* Start as many queued jobs as the pool may take, each under the guard. */
+/* Start as many queued jobs as may start, each under the guard. */
 void teardown_start_queued(struct reaper *r);
 /* Settle the jobs whose retry is due at NOW (zombies, failed destroys):
  * a domain found gone is released, one dead past its settle time called a
- * zombie, and each destroyed again while a worker is free (never while
+ * zombie, and each destroyed again while a slot is free (never while
  * stopping). */
 void teardown_retry(struct reaper *r, int64_t now);
 /* When JOB's next destroy attempt wants the loop awake at NOW, or -1:
- * never while it is due and no worker may take it. */
+ * never while it is due and no slot is free. */
 int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, int64_t now);
 /* Whether a teardown is running, so its progress wants sampling. */
 bool teardown_needs_sampling(const struct reaper *r);
@@ -152,7 +152,7 @@ void teardown_probe_scrub(struct reaper *r);
 void teardown_take_back(struct reaper *r, struct job *job, const char *how);
 /* Collect ended teardowns from the runner and settle each. */
 void teardown_collect(struct reaper *r);
-/* Settle every job not on a worker against DOMAINS (a domain event). */
+/* Settle every job not running against DOMAINS (a domain event). */
 void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n);
 
 /* intake.c */

@@ -1,9 +1,9 @@
 /*
- * reaper: the state machine's driver.  All of it runs on the main thread;
- * workers only call hv_destroy.  Every decision that could destroy a domain
+ * reaper: the state machine's driver.  All of it runs in the daemon's one
+ * thread; the runner's processes only call hv_destroy.  Every decision that could destroy a domain
  * goes through intake_guard(), which compares the hypervisor's own UUID for
  * the domid with the one captured in the request (or when a dead guest was
- * noticed), and the worker compares it once more right before the destroy:
+ * noticed), and the teardown process compares it once more right before the destroy:
  * a domain nobody asked for is never torn down.  A job captures its pool's
  * policy when it is created and keeps it across reloads.
  *
@@ -442,21 +442,21 @@ bool reaper_may_start(const struct reaper *r)
 {
 	unsigned spare = r->n_stuck < REAPER_STUCK_SPARE_MAX ? r->n_stuck : REAPER_STUCK_SPARE_MAX;
 
-	return r->in_worker < r->max_jobs + spare;
+	return r->in_runner < r->max_jobs + spare;
 }
 
 unsigned reaper_busy(const struct reaper *r)
 {
-	return r->in_worker;
+	return r->in_runner;
 }
 
 unsigned reaper_running(const struct reaper *r)
 {
 	int64_t now = clock_mono_ms();
-	unsigned n = r->in_worker - r->n_stuck;
+	unsigned n = r->in_runner - r->n_stuck;
 
 	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next)
-		n += job->state == JOB_DESTROYING && job->settling && !job->in_worker &&
+		n += job->state == JOB_DESTROYING && job->settling && !job->in_runner &&
 		     !backoff_due(&job->retry, now);
 	return n;
 }
@@ -793,7 +793,7 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		case JOB_DESTROYING:
 		case JOB_ZOMBIE:
 		case JOB_STUCK:
-			if (job->in_worker)
+			if (job->in_runner)
 				reaper_consider(&next, backoff_gate(hv, r->next_sample_mono));
 			else
 				reaper_consider(&next, backoff_gate(hv, teardown_retry_deadline(r, job, now)));

@@ -1,6 +1,6 @@
 /*
  * reaper: the daemon's core.  Turns requests in xenstore (and dead guests a
- * pool's policy tears down) into jobs, starts them on the worker pool under
+ * pool's policy tears down) into jobs, starts them on the runner (runner.h) under
  * the UUID guard, samples progress, accounts the scrub backlog, chases
  * zombies, retries what failed with back-off, expires finished jobs, and
  * resumes after a restart.  Driven by the main loop: it never blocks and
@@ -28,9 +28,8 @@
  * process waiting inside libxl).  Beyond, stuck ones hold their slots. */
 #define REAPER_STUCK_SPARE_MAX 8
 /* While stopping, a running destroy standing still this long (or
- * stuck-after, if shorter) is stuck, and the stop no longer waits for it:
- * well inside systemd's default 90 s stop timeout, after which the whole
- * unit, hotplug scripts included, would get SIGKILL. */
+ * stuck-after, if shorter) is stuck, and the stop no longer waits for it
+ * (main.c bounds the whole stop). */
 #define REAPER_STOP_STUCK_MS 30000
 /* A stuck job's held-by is worked out again this often (the hotplug
  * script's age, a lock that changed hands). */
@@ -66,14 +65,14 @@ int reaper_start(struct reaper *r);
 /* Take nothing new from now on (requests wait in xenstore, queued jobs
  * stay queued) and say so in daemon/state; running teardowns go on. */
 void reaper_stop(struct reaper *r);
-/* Teardowns handed to the workers and not yet collected. */
+/* Teardowns started on the runner and not yet collected. */
 unsigned reaper_busy(const struct reaper *r);
-/* What a stop waits for: teardowns in a worker that are not stuck, and
+/* What a stop waits for: teardowns running that are not stuck, and
  * those whose destroy returned with the domain not gone yet (for at most
  * REAPER_ZOMBIE_SETTLE_MS, then they are zombies), so that their outcome
  * is published before the daemon exits.  A stuck one is left to resume. */
 unsigned reaper_running(const struct reaper *r);
-/* Teardowns in a worker that are stuck (a stop does not wait for them). */
+/* Teardowns running that are stuck (a stop does not wait for them). */
 unsigned reaper_stuck(const struct reaper *r);
 /* Drain xenstore watch events: new requests, domain births and deaths,
  * and our own tree removed from under us (it is put back). */

@@ -143,9 +143,9 @@ static bool teardown_submit(struct reaper *r, struct job *job)
 			strerror(-rc), delay / 1000.0);
 		return false;
 	}
-	job->in_worker = true;
+	job->in_runner = true;
 	job->submitted_mono = now;
-	r->in_worker++;
+	r->in_runner++;
 	return true;
 }
 
@@ -204,7 +204,7 @@ static void teardown_settle(struct reaper *r, struct job *job, const struct runn
 
 	if (!d) {
 		if (result == -ESTALE)
-			log_info("domain %u (%s) was gone and its domid reused before the worker got to it; nothing was destroyed",
+			log_info("domain %u (%s) was gone and its domid reused before its teardown process got to it; nothing was destroyed",
 				 job->domid, job->name);
 		teardown_released(r, job);
 		return;
@@ -261,11 +261,11 @@ void teardown_collect(struct reaper *r)
 	int rc;
 
 	while (runner_next_done(r->runner, &ended) == 0) {
-		r->in_worker--;
+		r->in_runner--;
 		job = reaper_find_job(r, ended.domid);
-		if (!job || !job->in_worker)
+		if (!job || !job->in_runner)
 			continue;
-		job->in_worker = false;
+		job->in_runner = false;
 		if (job->state == JOB_STUCK)
 			teardown_unstick(r, job, job->taken_back ? "was taken back" : "returned");
 		job->taken_back = false;
@@ -284,7 +284,7 @@ void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n
 	const struct hv_domain *d;
 
 	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
-		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_worker)
+		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_runner)
 			continue;
 		d = teardown_own_domain(job, domains, n);
 		if (!d)
@@ -337,7 +337,7 @@ void teardown_start_queued(struct reaper *r)
  * destroy) rather than for its running one. */
 static bool teardown_retries(const struct job *job)
 {
-	return (job->state == JOB_ZOMBIE || job->state == JOB_DESTROYING) && !job->in_worker;
+	return (job->state == JOB_ZOMBIE || job->state == JOB_DESTROYING) && !job->in_runner;
 }
 
 void teardown_retry(struct reaper *r, int64_t now)
@@ -364,9 +364,10 @@ void teardown_retry(struct reaper *r, int64_t now)
 				  job->domid, job->name, job->held_by ? job->held_by : "pages still held");
 			reaper_transition(r, job, JOB_ZOMBIE);
 		}
-		/* Settled in its state, the destroy waits for a free worker
+		/* Settled in its state, the destroy waits for a free slot
 		 * (reaper_next_deadline does not wake for it meanwhile: the
-		 * worker's return does), and none starts while stopping. */
+		 * end of a running teardown does), and none starts while
+		 * stopping. */
 		if (r->stopping || !reaper_may_start(r))
 			continue;
 		if (!d->dying)
@@ -382,8 +383,8 @@ int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, i
 {
 	if (!teardown_retries(job))
 		return -1;
-	/* Due already: only a worker can take it further, and a worker's
-	 * return wakes the loop by itself. */
+	/* Due already: only a free slot can take it further, and the end of
+	 * a running teardown wakes the loop by itself. */
 	if (backoff_due(&job->retry, now) && (r->stopping || !reaper_may_start(r)))
 		return -1;
 	return job->retry.next_mono;
@@ -391,7 +392,7 @@ int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, i
 
 bool teardown_needs_sampling(const struct reaper *r)
 {
-	return r->in_worker > 0;
+	return r->in_runner > 0;
 }
 
 /* Work out what JOB's destroy, standing still since STILL_SINCE, waits on;
@@ -452,7 +453,7 @@ void teardown_take_back(struct reaper *r, struct job *job, const char *how)
 	struct log_fields fields;
 	int rc;
 
-	if (!job->in_worker || job->taken_back)
+	if (!job->in_runner || job->taken_back)
 		return;
 	rc = runner_kill(r->runner, job->domid);
 	if (rc) {
@@ -477,7 +478,7 @@ void teardown_sample(struct reaper *r)
 	if (reaper_domains(r, &domains, &n))
 		return;
 	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next) {
-		if (!job->in_worker)
+		if (!job->in_runner)
 			continue;
 		d = teardown_own_domain(job, domains, n);
 		before = job->pages_left;

@@ -137,9 +137,9 @@ void bed_wait_gone(struct bed *b, uint32_t domid)
 	 * be seen).  Unless that destroy is still held in the fake, collect
 	 * until its job has left the pool. */
 	for (int i = 0; i < 1000 && !fake_hv_destroying(b->hv, domid) &&
-	     (job = reaper_find_job(b->r, domid)) && job->in_worker; i++) {
+	     (job = reaper_find_job(b->r, domid)) && job->in_runner; i++) {
 		reaper_handle_runner(b->r);
-		if ((job = reaper_find_job(b->r, domid)) && job->in_worker)
+		if ((job = reaper_find_job(b->r, domid)) && job->in_runner)
 			nanosleep(&pause, NULL);
 	}
 	for (int i = 0; i < 1000 && reaper_busy(b->r) &&
