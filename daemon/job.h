@@ -68,6 +68,8 @@ struct job {
 	char *held_by;		/* a zombie: what may still hold its pages;
 				 * stuck: what its destroy waits on */
 	struct leftovers *leftovers;	/* its devices before the destroy (leftovers.h) */
+	uint32_t stubdom;		/* its stub domain, 0: none seen (teardown.c) */
+	uint8_t stubdom_uuid[HV_UUID_LEN];
 	enum job_state state;
 	enum job_reason reason;
 	enum job_policy policy;

@@ -20,6 +20,11 @@ struct runner_request {
 	uint8_t uuid[HV_UUID_LEN];	/* the domain must still carry it */
 	enum job_priority priority;	/* dom0 CPU priority of the whole teardown */
 	unsigned flags;			/* hv_destroy's */
+	/* Its stub domain, 0 if none: libxl finds it through the guest's
+	 * xenstore directory, which a teardown that was cut short may have
+	 * removed already, so the runner destroys it too. */
+	uint32_t stubdom;
+	uint8_t stubdom_uuid[HV_UUID_LEN];
 };
 
 struct runner_result {

@@ -78,9 +78,10 @@ static struct runner_helper *runner_spawn_find(const struct runner_spawn *rs, ui
 static int runner_spawn_start(struct runner *runner, const struct runner_request *request)
 {
 	struct runner_spawn *rs = runner_spawn_of(runner);
-	char domid[16], uuid[HV_UUID_STR_LEN], flags[16];
+	char domid[16], uuid[HV_UUID_STR_LEN], flags[16], stubdom[16], stubdom_uuid[HV_UUID_STR_LEN];
 	char *argv[] = { rs->helper_path, domid, uuid, flags,
-			 (char *)job_priority_name(request->priority), NULL };
+			 (char *)job_priority_name(request->priority),
+			 request->stubdom ? stubdom : NULL, stubdom_uuid, NULL };
 	posix_spawn_file_actions_t actions;
 	struct runner_helper *helper;
 	posix_spawnattr_t attr;
@@ -98,6 +99,8 @@ static int runner_spawn_start(struct runner *runner, const struct runner_request
 	snprintf(domid, sizeof(domid), "%u", request->domid);
 	hv_uuid_format(request->uuid, uuid);
 	snprintf(flags, sizeof(flags), "%u", request->flags);
+	snprintf(stubdom, sizeof(stubdom), "%u", request->stubdom);
+	hv_uuid_format(request->stubdom_uuid, stubdom_uuid);
 
 	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
 		rc = -errno;

@@ -8,8 +8,11 @@
  * once more right before the destroy (hv_destroy), since the domid may
  * have been freed and reused since the daemon looked.
  *
- * Usage: xenreaper-teardown DOMID UUID FLAGS PRIORITY.  It runs at
- * PRIORITY (idle, low, normal), which its children inherit, and writes
+ * Usage: xenreaper-teardown DOMID UUID FLAGS PRIORITY [STUBDOM STUBUUID].
+ * It runs at PRIORITY (idle, low, normal), which its children inherit.
+ * Given the guest's stub domain, it destroys that too once the guest is
+ * gone: libxl finds a stub domain only through the guest's xenstore
+ * directory, which a teardown killed halfway may have removed.  It writes
  * one line to descriptor 3: hv_destroy's result (0 or a negative errno)
  * and, when it failed, a few words on why.  Exit status 0 whenever that
  * line was written; 2 for a bad command line.  It dies with the daemon
@@ -88,21 +91,37 @@ static const char *teardown_why(int rc)
 	}
 }
 
+/* After the guest: its stub domain, if libxl did not destroy it with the
+ * guest.  Gone (-ESRCH), or its domid taken by another domain since
+ * (-ESTALE), is what it should be. */
+static int teardown_destroy_stubdom(struct hv *hv, uint32_t stubdom, const uint8_t uuid[HV_UUID_LEN])
+{
+	int rc;
+
+	rc = hv_destroy(hv, stubdom, uuid, 0);
+	if (rc == -ESRCH || rc == -ESTALE)
+		return 0;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	uint8_t uuid[HV_UUID_LEN], stubdom_uuid[HV_UUID_LEN];
 	enum job_priority priority;
-	uint8_t uuid[HV_UUID_LEN];
+	uint32_t domid, flags, stubdom = 0;
 	struct hv *hv = NULL;
-	uint32_t domid, flags;
-	int rc;
+	int rc, stubdom_rc;
 
 	teardown_default_signals();
 	if (log_stderr_is_journal())
 		log_set_journal_sink(sd_journal_sendv);
-	if (argc != 5 || teardown_parse_u32(argv[1], &domid) || hv_uuid_parse(argv[2], uuid) ||
-	    teardown_parse_u32(argv[3], &flags) || job_priority_parse(argv[4], &priority)) {
-		fprintf(stderr, "usage: %s DOMID UUID FLAGS idle|low|normal (xenreaperd runs this; "
-			"`xenreaper destroy` is the command for people)\n", argv[0]);
+	if ((argc != 5 && argc != 7) || teardown_parse_u32(argv[1], &domid) ||
+	    hv_uuid_parse(argv[2], uuid) || teardown_parse_u32(argv[3], &flags) ||
+	    job_priority_parse(argv[4], &priority) ||
+	    (argc == 7 && (teardown_parse_u32(argv[5], &stubdom) || !stubdom ||
+			   hv_uuid_parse(argv[6], stubdom_uuid)))) {
+		fprintf(stderr, "usage: %s DOMID UUID FLAGS idle|low|normal [STUBDOM STUBUUID] "
+			"(xenreaperd runs this; `xenreaper destroy` is the command for people)\n", argv[0]);
 		return 2;
 	}
 	if (fcntl(RUNNER_RESULT_FD, F_SETFD, FD_CLOEXEC) < 0) {
@@ -117,7 +136,13 @@ int main(int argc, char **argv)
 	rc = hv_xen_new_teardown(&hv);
 	if (!rc)
 		rc = hv_destroy(hv, domid, uuid, flags);
-	dprintf(RUNNER_RESULT_FD, "%d %s\n", rc, teardown_why(rc));
+	stubdom_rc = (!rc || rc == -ESRCH) && stubdom ?
+		     teardown_destroy_stubdom(hv, stubdom, stubdom_uuid) : 0;
+	if (stubdom_rc)
+		dprintf(RUNNER_RESULT_FD, "%d libxl_domain_destroy of its stub domain %u failed (%s)\n",
+			stubdom_rc, stubdom, strerror(-stubdom_rc));
+	else
+		dprintf(RUNNER_RESULT_FD, "%d %s\n", rc, teardown_why(rc));
 	hv_free(hv);
 	return 0;
 }

@@ -40,6 +40,21 @@ static const struct hv_domain *teardown_own_domain(const struct job *job,
 	return d && !memcmp(d->uuid, job->uuid, HV_UUID_LEN) ? d : NULL;
 }
 
+/* JOB's stub domain, while it is still there. */
+static const struct hv_domain *teardown_own_stubdom(const struct job *job,
+						    const struct hv_domain *domains, size_t n)
+{
+	const struct hv_domain *d = job->stubdom ? hv_find(domains, n, job->stubdom) : NULL;
+
+	return d && !memcmp(d->uuid, job->stubdom_uuid, HV_UUID_LEN) ? d : NULL;
+}
+
+/* Whether nothing of JOB's is left: its domain, and its stub domain. */
+static bool teardown_all_gone(const struct job *job, const struct hv_domain *domains, size_t n)
+{
+	return !teardown_own_domain(job, domains, n) && !teardown_own_stubdom(job, domains, n);
+}
+
 /* Publish JOB's progress nodes in one transaction, so that no reader
  * pairs one sample's pages-left with another's rate (a rate seeded at the
  * start is there from the first count on); a failure leaves it for
@@ -132,6 +147,8 @@ static bool teardown_submit(struct reaper *r, struct job *job)
 	int rc;
 
 	memcpy(request.uuid, job->uuid, HV_UUID_LEN);
+	request.stubdom = job->stubdom;
+	memcpy(request.stubdom_uuid, job->stubdom_uuid, HV_UUID_LEN);
 	/* A guest's own shutdown, torn down by policy: not while its
 	 * toolstack is at work on it. */
 	request.flags = job->reason == JOB_REASON_POWEROFF || job->reason == JOB_REASON_CRASH ?
@@ -149,9 +166,11 @@ static bool teardown_submit(struct reaper *r, struct job *job)
 	return true;
 }
 
-/* The destroy of a live domain failed with RESULT, TEXT saying why if
- * not empty: try again later, or give up after REAPER_DESTROY_ATTEMPTS. */
-static void teardown_destroy_failed(struct reaper *r, struct job *job, int result, const char *text)
+/* The destroy failed with RESULT, TEXT saying why if not empty, and LEFT
+ * is still alive: try again later, or give up after
+ * REAPER_DESTROY_ATTEMPTS. */
+static void teardown_destroy_failed(struct reaper *r, struct job *job, int result, const char *text,
+				    const char *left)
 {
 	char why[RUNNER_TEXT_MAX + 64], sentence[RUNNER_TEXT_MAX + 192];
 	int64_t delay;
@@ -160,18 +179,20 @@ static void teardown_destroy_failed(struct reaper *r, struct job *job, int resul
 		snprintf(why, sizeof(why), "%s", text);
 	else if (result == -EBUSY)
 		snprintf(why, sizeof(why), "libxl could not take the domain's lock (its lock files are under /var/lib/xen)");
+	else if (!result)
+		snprintf(why, sizeof(why), "libxl_domain_destroy returned");
 	else
 		snprintf(why, sizeof(why), "libxl_domain_destroy failed (%s)", strerror(-result));
 	job->settling = false;
 	job->destroy_failures++;
 	if (job->destroy_failures >= REAPER_DESTROY_ATTEMPTS) {
-		snprintf(sentence, sizeof(sentence), "%s %u times; the domain is still alive",
-			 why, job->destroy_failures);
+		snprintf(sentence, sizeof(sentence), "%s %u times; %s is still alive", why,
+			 job->destroy_failures, left);
 		reaper_fail(r, job, sentence);
 		return;
 	}
 	delay = backoff_fail(&job->retry, clock_mono_ms());
-	job_set_error(job, "%s; the domain is still alive; attempt %u of %u, next in %.0f s", why,
+	job_set_error(job, "%s; %s is still alive; attempt %u of %u, next in %.0f s", why, left,
 		      job->destroy_failures, REAPER_DESTROY_ATTEMPTS, delay / 1000.0);
 	log_warning("domain %u (%s): %s", job->domid, job->name, job->error);
 	if (reaper_publish_job(r, job, false))
@@ -202,10 +223,20 @@ static void teardown_settle(struct reaper *r, struct job *job, const struct runn
 	const struct hv_domain *d = teardown_own_domain(job, domains, n);
 	int64_t now = clock_mono_ms();
 
+	char left[64];
+
+	if (!d && teardown_own_stubdom(job, domains, n)) {
+		/* Cut short between the guest and its stub domain. */
+		snprintf(left, sizeof(left), "its stub domain %u", job->stubdom);
+		teardown_destroy_failed(r, job, result, ended->text, left);
+		return;
+	}
 	if (!d) {
 		if (result == -ESTALE)
 			log_info("domain %u (%s) was gone and its domid reused before its teardown process got to it; nothing was destroyed",
 				 job->domid, job->name);
+		else if (result < 0 && ended->text[0])
+			log_warning("domain %u (%s) is gone, but %s", job->domid, job->name, ended->text);
 		teardown_released(r, job);
 		return;
 	}
@@ -219,7 +250,7 @@ static void teardown_settle(struct reaper *r, struct job *job, const struct runn
 		return;
 	}
 	if (result < 0 && !d->dying) {
-		teardown_destroy_failed(r, job, result, ended->text);
+		teardown_destroy_failed(r, job, result, ended->text, "the domain");
 		return;
 	}
 	/* The destroy got through: dead, but pages are still referenced. */
@@ -287,11 +318,50 @@ void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n
 		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_runner)
 			continue;
 		d = teardown_own_domain(job, domains, n);
-		if (!d)
+		if (teardown_all_gone(job, domains, n))
 			teardown_released(r, job);	/* the last mapping went */
-		else if (job_set_pages_left(job, d->tot_pages))
+		else if (d && job_set_pages_left(job, d->tot_pages))
 			teardown_publish_progress(r, job);
 	}
+}
+
+/* Whether domain CANDIDATE's xenstore directory says it serves JOB's
+ * domain (libxl writes a stub domain's target node). */
+static bool teardown_serves(struct reaper *r, const struct job *job, uint32_t candidate)
+{
+	char path[64];
+	uint64_t target;
+
+	snprintf(path, sizeof(path), "/local/domain/%u/target", candidate);
+	return !store_read_u64(r->store, STORE_TX_NONE, path, &target) && target == job->domid;
+}
+
+/* Record JOB's stub domain, if it has one, for its teardown processes to
+ * destroy: libxl finds it through the guest's image/device-model-domid,
+ * gone once a destroy cut short removed the guest's directory.  A job an
+ * earlier run started may be past that point: then the stub domain is the
+ * one whose own target node names the guest. */
+static void teardown_find_stubdom(struct reaper *r, struct job *job, const struct hv_domain *domains,
+				  size_t n)
+{
+	const struct hv_domain *d = NULL;
+	char path[64];
+	uint64_t stubdom;
+
+	if (job->stubdom)
+		return;
+	snprintf(path, sizeof(path), "/local/domain/%u/image/device-model-domid", job->domid);
+	if (!store_read_u64(r->store, STORE_TX_NONE, path, &stubdom) && stubdom <= UINT32_MAX)
+		d = hv_find(domains, n, stubdom);
+	for (size_t i = 0; !d && job->started_wall && i < n; i++)
+		if (domains[i].domid != job->domid && domains[i].domid != r->self_domid &&
+		    teardown_serves(r, job, domains[i].domid))
+			d = &domains[i];
+	if (!d || d->domid == job->domid || d->domid == r->self_domid)
+		return;
+	job->stubdom = d->domid;
+	memcpy(job->stubdom_uuid, d->uuid, HV_UUID_LEN);
+	log_info("domain %u (%s): its stub domain is %u", job->domid, job->name, job->stubdom);
 }
 
 void teardown_start_queued(struct reaper *r)
@@ -307,7 +377,11 @@ void teardown_start_queued(struct reaper *r)
 		if (!domains && reaper_domains(r, &domains, &n))
 			return;
 		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
-		if (rc == -ESRCH) {
+		/* Gone, but maybe not its stub domain, if an earlier run was
+		 * cut short between the two. */
+		if (rc == -ESRCH)
+			teardown_find_stubdom(r, job, domains, n);
+		if (rc == -ESRCH && !teardown_own_stubdom(job, domains, n)) {
 			/* A job resumed from an earlier run started then. */
 			if (job->started_wall)
 				log_info("domain %u (%s) is gone: its teardown, started by an earlier run, ended while xenreaperd was not running",
@@ -318,7 +392,7 @@ void teardown_start_queued(struct reaper *r)
 			teardown_released(r, job);
 			continue;
 		}
-		if (rc) {
+		if (rc && rc != -ESRCH) {
 			reaper_fail(r, job, sentence);
 			continue;
 		}
@@ -326,6 +400,7 @@ void teardown_start_queued(struct reaper *r)
 		if (!job->leftovers && (rc = leftovers_snapshot(r->store, job->domid, &job->leftovers)))
 			log_warning("domain %u (%s): cannot record all its devices (%s): what its teardown leaves may go unnoticed",
 				    job->domid, job->name, strerror(-rc));
+		teardown_find_stubdom(r, job, domains, n);
 		if (!teardown_submit(r, job))
 			return;
 		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;
@@ -352,11 +427,11 @@ void teardown_retry(struct reaper *r, int64_t now)
 		if (!domains && reaper_domains(r, &domains, &n))
 			return;
 		d = teardown_own_domain(job, domains, n);
-		if (!d) {
+		if (teardown_all_gone(job, domains, n)) {
 			teardown_released(r, job);
 			continue;
 		}
-		if (d->dying && job->state == JOB_DESTROYING) {
+		if (d && d->dying && job->state == JOB_DESTROYING) {
 			teardown_diagnose(r, job, d);
 			fields = job_log_fields(job, LOG_EVENT_ZOMBIE);
 			fields.state = job_state_name(JOB_ZOMBIE);	/* what it is now */
@@ -370,7 +445,7 @@ void teardown_retry(struct reaper *r, int64_t now)
 		 * stopping. */
 		if (r->stopping || !reaper_may_start(r))
 			continue;
-		if (!d->dying)
+		if (!d || !d->dying)
 			log_info("domain %u (%s): teardown attempt %u of %u", job->domid, job->name,
 				 job->destroy_failures + 1, REAPER_DESTROY_ATTEMPTS);
 		if (!teardown_submit(r, job))

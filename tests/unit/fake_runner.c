@@ -55,13 +55,24 @@ static void *fake_runner_main(void *arg)
 {
 	struct fake_teardown *t = arg;
 	struct fake_runner *fr = t->owner;
-	int result;
+	int result, stubdom_result = 0;
 
 	result = hv_destroy(fr->hv, t->request.domid, t->request.uuid, t->request.flags);
+	/* As xenreaper-teardown: the stub domain after the guest. */
+	if ((!result || result == -ESRCH) && t->request.stubdom)
+		stubdom_result = hv_destroy(fr->hv, t->request.stubdom, t->request.stubdom_uuid, 0);
+	if (stubdom_result == -ESRCH || stubdom_result == -ESTALE)
+		stubdom_result = 0;
 	pthread_mutex_lock(&fr->lock);
 	t->ended = true;
-	if (!t->killed)
+	if (!t->killed && stubdom_result) {
+		t->result.result = stubdom_result;
+		snprintf(t->result.text, sizeof(t->result.text),
+			 "libxl_domain_destroy of its stub domain %u failed (%s)", t->request.stubdom,
+			 strerror(-stubdom_result));
+	} else if (!t->killed) {
 		t->result.result = result;
+	}
 	pthread_mutex_unlock(&fr->lock);
 	fake_runner_wake(fr);
 	return NULL;

@@ -506,6 +506,78 @@ static void test_resume_guard(void)
 	bed_dispose(&b);
 }
 
+/* A guest's stub domain goes with it, found as libxl finds it or, for a
+ * teardown an earlier run started (the guest's directory may be gone), by
+ * the stub domain's own target node; never dom0, never another's. */
+static void test_stubdom(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 2);
+	fake_hv_add(b.hv, 0, 0, 1000, 0);
+	fake_hv_add(b.hv, 5, 5, 1000, 0);
+	fake_hv_add(b.hv, 9, 9, 100, 0);
+	fake_hv_add(b.hv, 11, 11, 100, 0);
+	fake_hv_add(b.hv, 20, 20, 1000, 0);
+	fake_hv_add(b.hv, 21, 21, 100, 0);
+	fake_hv_add(b.hv, 30, 30, 1000, 0);
+	fake_hv_add(b.hv, 31, 31, 100, 0);
+	fake_hv_add(b.hv, 40, 40, 1000, 0);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/5/image/device-model-domid", "9");
+	store_write(b.s, STORE_TX_NONE, "/local/domain/9/target", "5");
+	store_write(b.s, STORE_TX_NONE, "/local/domain/11/target", "12");
+	store_write(b.s, STORE_TX_NONE, "/local/domain/21/target", "20");
+	store_write(b.s, STORE_TX_NONE, "/local/domain/31/target", "30");
+	store_write(b.s, STORE_TX_NONE, "/local/domain/40/image/device-model-domid", "0");
+	bed_plant_job(b.s, 20, 20, JOB_DESTROYING, 0);	/* its directory gone with a killed destroy */
+	bed_start(&b);
+	bed_request(&b, 5, 5);
+	bed_request(&b, 30, 30);
+	bed_request(&b, 40, 40);
+	bed_settle(&b);
+	is_str(bed_node(&b, 5, "state"), "done", "a guest with a stub domain ends done");
+	ok(!fake_hv_exists(b.hv, 9), "  its stub domain, named by its image/device-model-domid, is gone too");
+	ok(fake_hv_exists(b.hv, 11), "  another guest's stub domain lives");
+	is_str(bed_node(&b, 20, "state"), "done", "a teardown an earlier run started ends done");
+	ok(!fake_hv_exists(b.hv, 21), "  its stub domain, whose target node names the guest, is gone too");
+	is_str(bed_node(&b, 30, "state"), "done", "a teardown started afresh");
+	ok(fake_hv_exists(b.hv, 31), "  follows libxl's own record only (no scan of every domain's target)");
+	is_str(bed_node(&b, 40, "state"), "done", "a guest whose record names dom0");
+	is_int(fake_hv_destroy_calls(b.hv, 0), 0, "  leaves dom0 alone");
+	bed_dispose(&b);
+
+	/* An earlier run cut short between the guest and its stub domain. */
+	bed_init(&b, 0, 1);
+	fake_hv_add(b.hv, 51, 51, 100, 0);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/51/target", "50");
+	bed_plant_job(b.s, 50, 50, JOB_DESTROYING, 0);
+	bed_start(&b);
+	bed_settle(&b);
+	is_str(bed_node(&b, 50, "state"), "done", "a guest gone, its stub domain left by an earlier run: done");
+	ok(!fake_hv_exists(b.hv, 51), "  once that stub domain is destroyed");
+	bed_dispose(&b);
+
+	/* A stub domain that cannot be destroyed keeps the job going. */
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 60, 60, 1000, 0);
+	fake_hv_add(b.hv, 61, 61, 100, 0);
+	fake_hv_make_failing(b.hv, 61);
+	store_write(b.s, STORE_TX_NONE, "/local/domain/60/image/device-model-domid", "61");
+	bed_request(&b, 60, 60);
+	bed_settle(&b);
+	ok(!fake_hv_exists(b.hv, 60) && fake_hv_exists(b.hv, 61), "a guest gone, its stub domain refusing to go");
+	is_str(bed_node(&b, 60, "state"), "destroying", "  the job is not done");
+	ok(bed_node(&b, 60, "error") && strstr(bed_node(&b, 60, "error"),
+	   "libxl_domain_destroy of its stub domain 61 failed (Input/output error); its stub domain 61 is still alive; attempt 1 of"),
+	   "  and says why: %s", bed_node(&b, 60, "error") ? bed_node(&b, 60, "error") : "(none)");
+	bed_run(&b, 6 * 60 * 1000);
+	is_str(bed_node(&b, 60, "state"), "failed", "  after the last attempt it fails");
+	is_int(fake_hv_destroy_calls(b.hv, 61), REAPER_DESTROY_ATTEMPTS, "  the stub domain tried each time");
+	bed_dispose(&b);
+}
+
 static void test_sync_scrub(void)
 {
 	struct bed b;
@@ -842,6 +914,7 @@ int main(void)
 	test_duplicates_and_conflicts();
 	test_resume();
 	test_resume_guard();
+	test_stubdom();
 	test_sync_scrub();
 	test_exact_scrub();
 	test_deferred_scrub();

@@ -30,12 +30,13 @@ static const char helper_script[] =
 	"3) echo started > \"$HELPER_DIR/3.started\"; exec sleep 60 ;;\n"
 	"4) sh -c 'sleep 0.5; echo left > \"$HELPER_DIR/4.orphan\"' & echo 0 >&3 ;;\n"
 	"5) exit 3 ;;\n"
-	"6) echo \"0 $1 $2 $3 $4\" >&3 ;;\n"
+	"6|7) echo \"0 $* ($#)\" >&3 ;;\n"
 	"esac\n";
 
 static char scratch[] = "/tmp/test-runner.XXXXXX";
 
 static const uint8_t uuid[HV_UUID_LEN] = { 0xab, 0xcd, [15] = 0x01 };
+static const uint8_t stub_uuid[HV_UUID_LEN] = { 0x57, 0xdb, [15] = 0x0d };
 
 /* Start a teardown of DOMID on RUNNER. */
 static int start(struct runner *runner, uint32_t domid, unsigned flags)
@@ -99,6 +100,7 @@ static unsigned children(unsigned *zombies)
 int main(void)
 {
 	struct runner *runner = NULL;
+	struct runner_request request;
 	struct runner_result res;
 	char path[300], want[256], *ign;
 	unsigned zombies;
@@ -144,10 +146,22 @@ int main(void)
 	hv_uuid_format(uuid, want + 2);
 	want[0] = '6';
 	want[1] = ' ';
-	strcat(want, " 1 idle");
+	strcat(want, " 1 idle (4)");
 	is_int(start(runner, 6, 1), 0, "the request is the command line");
 	is_int(wait_done(runner, &res), 0, "  it ends");
 	is_str(res.text, want, "  domid, UUID, flags and priority, as ps shows them");
+
+	request = (struct runner_request){ .domid = 7, .priority = JOB_PRIORITY_NORMAL, .stubdom = 12 };
+	memcpy(request.uuid, uuid, HV_UUID_LEN);
+	memcpy(request.stubdom_uuid, stub_uuid, HV_UUID_LEN);
+	hv_uuid_format(uuid, want + 2);
+	want[0] = '7';
+	strcat(want, " 0 normal 12 ");
+	hv_uuid_format(stub_uuid, want + strlen(want));
+	strcat(want, " (6)");
+	is_int(runner_start(runner, &request), 0, "a guest with a stub domain");
+	is_int(wait_done(runner, &res), 0, "  it ends");
+	is_str(res.text, want, "  the stub domain and its UUID follow on the command line");
 
 	is_int(start(runner, 2, 0), 0, "a helper that fails");
 	is_int(wait_done(runner, &res), 0, "  ends");
