@@ -1,7 +1,8 @@
 # xenreaperd under systemd as PID 1: the real unit (Type=notify, hardened)
 # starts after Debian's xen init script, shows its STATUS line, tears a
 # guest down, is restarted by systemd after kill -9 with the job still
-# completing, reloads, and stops cleanly.
+# completing, reloads, stops cleanly, and stops within its bound with a
+# teardown stuck.
 . $XB_LIB
 # journal_wait PATTERN SECONDS: until the unit's journal has PATTERN, at
 # most SECONDS of wall time (journalctl itself is slow under emulation).
@@ -63,7 +64,7 @@ xb_check "  and the reload" grep -q "policy reloaded" /tmp/journal.out
 
 # systemctl stop mid-teardown: the daemon says stopping, lets the running
 # libxl_domain_destroy return, and only then exits; the job is done.  To
-# be sure the stop lands mid-teardown, the destroy is held in its worker:
+# be sure the stop lands mid-teardown, the destroy is held in its process:
 # libxl takes the domain's userdata lock (flock(2), under /var/lib/xen)
 # before the hypercall, and this scenario holds that lock until the stop
 # has been seen.
@@ -80,7 +81,7 @@ xb_check "libxl's lock for domain $d held by the scenario" sh -c "! flock -n $lo
 t_held=$(date +%s)
 xb_request $d
 xb_wait_state $d destroying 30
-xb_is "$(xb_state $d)" destroying "  the teardown is in its worker, waiting for the lock"
+xb_is "$(xb_state $d)" destroying "  the teardown is in its process, waiting for the lock"
 systemctl stop xenreaperd.service & stopper=$!
 xb_check "  systemctl stop: daemon/state reads stopping while the teardown runs" \
 	$XB_TOOL wait-node $XB_ROOT/daemon/state stopping 30000
@@ -97,6 +98,44 @@ xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state is stopped afte
 xb_is "$(xb_state $d)" done "  and the job it waited for is done"
 xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
 xb_wait_memory $base "all memory returned"
+
+# systemctl stop with a teardown stuck on that lock (issue 39): the stop
+# does not wait for it and ends within the unit's TimeoutStopSec on the
+# daemon's own exit; its teardown process ends with the daemon, the job
+# stays stuck in xenstore, and the next start resumes it, to done once
+# the lock goes.  stuck-after = 5s from a policy a drop-in gives.  A guest
+# without devices: the lock is taken before libxl touches any.
+mkdir -p /tmp/xb50 && printf '[daemon]\nstuck-after = 5s\n' > /tmp/xb50/policy.conf
+drop=/run/systemd/system/xenreaperd.service.d
+mkdir -p $drop && printf '[Service]\nExecStart=\nExecStart=%s -c /tmp/xb50/policy.conf\n' "$XB_DAEMON" > $drop/xb-stuck.conf
+d=$(xb_guest unit4 96) || xb_not_ok "create 96 MiB guest"
+lockfile=/var/lib/xen/userdata-l.$d.$($XB_TOOL uuid $d).domain-userdata-lock
+flock -o $lockfile sleep 600 & holder=$!
+end=$(($(date +%s) + 30))
+while flock -n $lockfile true && [ $(date +%s) -lt $end ]; do sleep 0.1; done
+systemctl daemon-reload
+xb_check "systemctl start xenreaperd with stuck-after = 5s" systemctl start xenreaperd.service
+xb_request $d
+xb_is "$(xb_wait_node $XB_ROOT/job/$d/state stuck 60)" stuck "domain $d, its lock held by pid $holder, reads stuck"
+xb_check "  held-by names the holder ($(xb_read $XB_ROOT/job/$d/held-by | cut -c1-160))" \
+	sh -c "xenstore-read $XB_ROOT/job/$d/held-by | grep -q 'held by pid $holder '"
+helper=$(pgrep -f "[x]enreaper-teardown $d ")
+xb_check "  its teardown process runs (pid ${helper:-none})" test -n "$helper"
+t0=$(xb_ms)
+systemctl stop xenreaperd.service; rc=$?
+t1=$(xb_ms)
+xb_is "$rc" 0 "systemctl stop with the teardown stuck"
+xb_check "  ends within the unit's bound: $((t1 - t0)) ms, TimeoutStopSec=$(systemctl show -p TimeoutStopUSec --value xenreaperd.service)" \
+	test $((t1 - t0)) -lt 90000
+xb_is "$(systemctl show -p Result --value xenreaperd.service)" success "  on the daemon's own exit (systemd killed nothing: Result=success)"
+xb_check "  its teardown process ended with it" sh -c "! kill -0 ${helper:-0} 2>/dev/null"
+xb_is "$(xb_state $d)" stuck "  the job stays stuck in xenstore"
+kill $(pgrep -P $holder) $holder 2>/dev/null
+rm -f $drop/xb-stuck.conf; systemctl daemon-reload
+xb_check "the next start, the lock gone" systemctl start xenreaperd.service
+xb_wait_state $d done 60
+xb_is "$(xb_state $d)" done "  resumes the job, to done"
+xb_check "  its domain is gone" sh -c "! $XB_TOOL pages $d >/dev/null"
 
 # xenstored gone: the idle daemon notices at its next watchdog ping, says
 # so and exits non-zero for systemd to restart it.  (Last: Xen cannot
