@@ -222,7 +222,6 @@ static void teardown_settle(struct reaper *r, struct job *job, const struct runn
 	int result = ended->result;
 	const struct hv_domain *d = teardown_own_domain(job, domains, n);
 	int64_t now = clock_mono_ms();
-
 	char left[64];
 
 	if (!d && teardown_own_stubdom(job, domains, n)) {
