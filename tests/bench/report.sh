@@ -21,7 +21,8 @@ for f in scale.csv xen-sizes.csv xen-daemon.csv xen-batch.csv xen-machine.txt \
 	xen-trace-xl.dat xen-trace-floor.dat xen-trace-xl-async.dat \
 	xen-dom0.csv xen-syscalls.csv xen-xslat.dat xen-probes.csv xen-rest.csv \
 	xen-scrub-deferred.dat xen-scrub-sync.dat xen-scrub-source.csv \
-	xen-attr-syscalls.csv xen-attr-ipis.csv xen-attr-paths.csv xen-attr-res.csv; do
+	xen-attr-syscalls.csv xen-attr-ipis.csv xen-attr-paths.csv xen-attr-res.csv \
+	xen-before-after.csv; do
 	[ -s "$out/$f" ] || die "$out/$f is missing or empty: the bench did not run to the end, nothing reported"
 done
 [ -s "$out-patched/xen-scrub-source.csv" ] ||
@@ -637,6 +638,53 @@ awk -F, -v floor="$(med back "$smallest" floor "$tmp/sizes")" -v size="$smallest
 echo
 echo "The finished jobs are $(awk -F, '$1 == "finished-jobs" { print $2 }' "$out/xen-rest.csv") in all: the queued ones, done, and requests for absent domains, refused (failed)."
 cat <<EOF
+
+## Before and after issue 39: worker threads, then a process per teardown
+
+The daemon built from 753a49a (\`tests/xen/build-before\`: worker threads
+in one process, each with its own libxl context) beside this tree's (a
+\`xenreaper-teardown\` process per teardown), in one boot, run by run
+interleaved, both at their default policy.  The daemon's part is its
+memory back less the teardown floor's (\`xbtool floor-destroy\`: one
+\`libxl_domain_destroy\`, its context made first); system calls are the
+daemon's with its teardown processes and their children (\`strace -c -f\`,
+so times are stretched); RSS is the daemon's, idle, and the peak of the
+daemon and its teardown processes together while the batch of eight ran.
+Median (min–max) of the runs.
+
+EOF
+stats_ba() {
+	tail -n +2 "$out/xen-before-after.csv" | awk -F, '{ print $1 ",0," $2 "," $3 "," $4 }' |
+		sed '1i measure,size,tool,run,value' > "$tmp/ba.csv"
+	stats "$tmp/ba.csv" | awk '{ $2 = ""; print }' | tr -s ' '
+}
+stats_ba > "$tmp/ba"
+# bmed MEASURE TOOL; bspread MEASURE TOOL: median, and "median (min–max)"
+bmed() { awk -v m="$1" -v t="$2" '$1 == m && $2 == t { print $4 }' "$tmp/ba"; }
+bspread() { awk -v m="$1" -v t="$2" '$1 == m && $2 == t { print $4 " (" $5 "–" $6 ")" }' "$tmp/ba"; }
+floor=$(bmed one-back-ms floor)
+echo "| figure | before | after | after ÷ before |"
+echo "|---|---|---|---|"
+for m in one-back-ms batch2-back-ms batch4-back-ms batch8-back-ms syscalls res-ipis rss-idle-kb batch8-rss-peak-kb; do
+	case $m in
+	one-back-ms) label="1 GiB: memory back, ms" ;;
+	batch*-back-ms) label="$(echo $m | sed 's/batch\([0-9]*\)-.*/\1/') × 512 MiB at once: all memory back, ms" ;;
+	syscalls) label="512 MiB: system calls per teardown" ;;
+	res-ipis) label="512 MiB: resched IPIs per teardown" ;;
+	rss-idle-kb) label="RSS idle, KiB" ;;
+	batch8-rss-peak-kb) label="RSS peak during 8 at once (daemon and teardown processes), KiB" ;;
+	esac
+	echo "| $label | $(bspread $m before) | $(bspread $m after) | $(ratio "$(bmed $m after)" "$(bmed $m before)") |"
+done
+b=$(bmed one-back-ms before) a=$(bmed one-back-ms after)
+echo "| 1 GiB: the daemon's part ÷ the teardown floor ($floor ms) | $(awk -v x="$b" -v f="$floor" 'BEGIN { printf "%.3f", (x - f) / f }') | $(awk -v x="$a" -v f="$floor" 'BEGIN { printf "%.3f", (x - f) / f }') | |"
+echo "| 1 GiB: memory back ÷ \`xl destroy\`'s ($(bmed one-back-ms xl) ms) | $(ratio "$b" "$(bmed one-back-ms xl)") | $(ratio "$a" "$(bmed one-back-ms xl)") | |"
+for n in 2 4 8; do
+	echo "| $n × 512 MiB: all memory back ÷ parallel \`xl destroy\`'s ($(bmed batch$n-back-ms xl-par) ms) | $(ratio "$(bmed batch$n-back-ms before)" "$(bmed batch$n-back-ms xl-par)") | $(ratio "$(bmed batch$n-back-ms after)" "$(bmed batch$n-back-ms xl-par)") | |"
+done
+cat <<EOF
+
+CSV: [\`bench/xen-before-after.csv\`](bench/xen-before-after.csv).
 
 ## Scale without Xen (test doubles)
 
