@@ -49,12 +49,6 @@ static const struct hv_domain *teardown_own_stubdom(const struct job *job,
 	return d && !memcmp(d->uuid, job->stubdom_uuid, HV_UUID_LEN) ? d : NULL;
 }
 
-/* Whether nothing of JOB's is left: its domain, and its stub domain. */
-static bool teardown_all_gone(const struct job *job, const struct hv_domain *domains, size_t n)
-{
-	return !teardown_own_domain(job, domains, n) && !teardown_own_stubdom(job, domains, n);
-}
-
 /* Publish JOB's progress nodes in one transaction, so that no reader
  * pairs one sample's pages-left with another's rate (a rate seeded at the
  * start is there from the first count on); a failure leaves it for
@@ -317,7 +311,7 @@ void teardown_rescan(struct reaper *r, const struct hv_domain *domains, size_t n
 		if ((job->state != JOB_ZOMBIE && job->state != JOB_DESTROYING) || job->in_runner)
 			continue;
 		d = teardown_own_domain(job, domains, n);
-		if (teardown_all_gone(job, domains, n))
+		if (!d && !teardown_own_stubdom(job, domains, n))
 			teardown_released(r, job);	/* the last mapping went */
 		else if (d && job_set_pages_left(job, d->tot_pages))
 			teardown_publish_progress(r, job);
@@ -376,9 +370,9 @@ void teardown_start_queued(struct reaper *r)
 		if (!domains && reaper_domains(r, &domains, &n))
 			return;
 		rc = intake_guard(r, job, domains, n, sentence, sizeof(sentence));
-		/* Gone, but maybe not its stub domain, if an earlier run was
-		 * cut short between the two. */
-		if (rc == -ESRCH)
+		/* A guest gone may have left its stub domain, if an earlier
+		 * run was cut short between the two. */
+		if (!rc || rc == -ESRCH)
 			teardown_find_stubdom(r, job, domains, n);
 		if (rc == -ESRCH && !teardown_own_stubdom(job, domains, n)) {
 			/* A job resumed from an earlier run started then. */
@@ -399,7 +393,6 @@ void teardown_start_queued(struct reaper *r)
 		if (!job->leftovers && (rc = leftovers_snapshot(r->store, job->domid, &job->leftovers)))
 			log_warning("domain %u (%s): cannot record all its devices (%s): what its teardown leaves may go unnoticed",
 				    job->domid, job->name, strerror(-rc));
-		teardown_find_stubdom(r, job, domains, n);
 		if (!teardown_submit(r, job))
 			return;
 		r->next_sample_mono = clock_mono_ms() + r->policy->progress_interval_ms;
@@ -426,7 +419,7 @@ void teardown_retry(struct reaper *r, int64_t now)
 		if (!domains && reaper_domains(r, &domains, &n))
 			return;
 		d = teardown_own_domain(job, domains, n);
-		if (teardown_all_gone(job, domains, n)) {
+		if (!d && !teardown_own_stubdom(job, domains, n)) {
 			teardown_released(r, job);
 			continue;
 		}
