@@ -293,6 +293,9 @@ void teardown_collect(struct reaper *r)
 		if (job->state == JOB_STUCK)
 			teardown_unstick(r, job, job->taken_back ? "was taken back" : "returned");
 		job->taken_back = false;
+		/* A list read before this teardown ended may still show what
+		 * its process destroyed last (a stub domain after its guest). */
+		reaper_forget_domains(r);
 		rc = reaper_domains(r, &domains, &n);
 		if (rc) {
 			/* Cannot tell what happened: look again with back-off. */
