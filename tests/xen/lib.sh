@@ -237,6 +237,10 @@ xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
 # lines and a closing "XQCSV-END NAME COUNT"; xenbench --bench writes them
 # to BUILDDIR/bench-out/NAME only if the scenario ended with status 0 and
 # no line went missing on the way.  NAME: [a-z0-9._-] only.
+# xb_res_ipis: the resched IPIs dom0 has taken so far, all vCPUs together
+# (/proc/interrupts' RES line), for a bench to take a difference of.
+xb_res_ipis() { awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
+
 xb_emit() {
 	awk -v n="$1" '{ print "XQCSV " n " " NR " " $0; fflush() }
 		NR % 40 == 0 { system("sleep 0.05") }	# let the UART keep up

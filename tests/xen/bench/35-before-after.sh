@@ -77,7 +77,6 @@ pages() { _n=0; for _d; do _n=$((_n + $($XB_TOOL pages $_d))); done; echo $_n; }
 
 # rss_of PID...: their VmRSS together, kB.
 rss_of() { for _p; do awk '/^VmRSS:/ { print $2 }' /proc/$_p/status 2>/dev/null; done | awk '{ s += $1 } END { print s + 0 }'; }
-res_ipis() { awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
 
 one_run() {
 	run=$1
@@ -128,9 +127,9 @@ syscall_run() {
 		strace -c -f -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
 		i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		grep -q attached /tmp/st.err || fail "strace did not attach to the $tool daemon"
-		r0=$(res_ipis)
+		r0=$(xb_res_ipis)
 		back $tool /tmp/m.ms $(( $(xb_free_pages) + $(pages $doms) - 256 )) $doms
-		r1=$(res_ipis)
+		r1=$(xb_res_ipis)
 		kill -INT $st_pid; wait $st_pid
 		xb_daemon_stop
 		total=$(awk '$NF == "total" { print $4 }' /tmp/st.txt)

@@ -98,27 +98,25 @@ dom0_run() {
 }
 
 # ---- measure 5
-res_ipis() { awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
-
 syscall_run() {
 	tool=$1 run=$2
 	d=$(guest m5-$tool-$run $MIB5)
 	rm -f /tmp/st.txt /tmp/st.err
 	case $tool in
 	xl)	target=$(( $(xb_free_pages) + $($XB_TOOL pages $d) - 256 ))
-		r0=$(res_ipis); t0=$($XB_TOOL ms)
+		r0=$(xb_res_ipis); t0=$($XB_TOOL ms)
 		timeout 300 strace -c -f -o /tmp/st.txt xl destroy $d 2>/tmp/st.err || fail "xl destroy $d under strace"
 		$XB_TOOL wait-free $target 60000 >/dev/null ||
 			fail "xl run $run: memory not back"
-		t1=$($XB_TOOL ms); r1=$(res_ipis) ;;
+		t1=$($XB_TOOL ms); r1=$(xb_res_ipis) ;;
 	*)	printf '[daemon]\nprogress-interval = %s\n' $tool > /tmp/interval.conf
 		xb_daemon_start_fresh -c /tmp/interval.conf || fail "xenreaperd starts with progress-interval = $tool"
 		strace -c -f -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
 		i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		grep -q attached /tmp/st.err || fail "strace did not attach to xenreaperd"
-		r0=$(res_ipis); t0=$($XB_TOOL ms)
+		r0=$(xb_res_ipis); t0=$($XB_TOOL ms)
 		teardown $tool $d
-		t1=$($XB_TOOL ms); r1=$(res_ipis)
+		t1=$($XB_TOOL ms); r1=$(xb_res_ipis)
 		kill -INT $st_pid; wait $st_pid
 		xb_daemon_stop ;;
 	esac

@@ -48,14 +48,13 @@ echo function > $T/current_tracer
 echo 1 > $T/options/func_stack_trace
 echo 4096 > $T/buffer_size_kb
 
-# res_ipis: resched IPIs taken so far, all vCPUs (/proc/interrupts, RES):
-# the count the traced sends must match.
-res_ipis() { awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
-ipis_begin() { echo > $T/trace; res0=$(res_ipis); echo 1 > $T/tracing_on; }
+# res0 and res1: the resched IPIs taken (xb_res_ipis), the count the
+# traced sends must match.
+ipis_begin() { echo > $T/trace; res0=$(xb_res_ipis); echo 1 > $T/tracing_on; }
 # ipis_end TOOL RUN: one row per (task, source) of the sends traced.
 ipis_end() {
 	echo 0 > $T/tracing_on
-	res1=$(res_ipis)
+	res1=$(xb_res_ipis)
 	echo "$1,$2,(all),/proc/interrupts RES,$((res1 - res0))" >> $RES
 	awk -v tool=$1 -v run=$2 '
 	function flush() {
