@@ -472,7 +472,7 @@ static int daemon_start(struct daemon *d)
 			 "read with every sample, no heap dumps");
 	rc = runner_helper_path(&helper);
 	if (!rc) {
-		rc = runner_spawn_new(helper, &d->runner);
+		rc = runner_spawn_new(helper, (enum job_priority)d->policy->defaults.priority, &d->runner);
 		free(helper);
 	}
 	if (!rc)

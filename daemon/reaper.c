@@ -748,8 +748,10 @@ int reaper_tick(struct reaper *r)
 			log_err("dead domains left behind: %s", strerror(-rc));
 	}
 	teardown_retry(r, now);
-	if (!r->stopping)
+	if (!r->stopping) {
 		teardown_start_queued(r);
+		runner_settle_idle(r->runner);
+	}
 	if (teardown_needs_sampling(r) && now >= r->next_sample_mono) {
 		r->next_sample_mono = now + r->policy->progress_interval_ms;
 		teardown_sample(r);

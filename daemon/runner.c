@@ -38,6 +38,12 @@ unsigned runner_busy(const struct runner *runner)
 	return runner->ops->busy(runner);
 }
 
+void runner_settle_idle(struct runner *runner)
+{
+	if (runner->ops->settle_idle)
+		runner->ops->settle_idle(runner);
+}
+
 int runner_fd(const struct runner *runner)
 {
 	return runner->fd;

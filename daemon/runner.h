@@ -41,6 +41,7 @@ struct runner_ops {
 	int (*kill)(struct runner *runner, uint32_t domid);
 	pid_t (*pid)(const struct runner *runner, uint32_t domid);
 	unsigned (*busy)(const struct runner *runner);
+	void (*settle_idle)(struct runner *runner);	/* may be NULL */
 	void (*free)(struct runner *runner);
 };
 
@@ -61,6 +62,9 @@ int runner_kill(struct runner *runner, uint32_t domid);
 pid_t runner_pid(const struct runner *runner, uint32_t domid);
 /* Teardowns started and not yet collected. */
 unsigned runner_busy(const struct runner *runner);
+/* The daemon has started what it could: the runner ends what it keeps
+ * idle beyond its need (runner_spawn: all idle helpers but one). */
+void runner_settle_idle(struct runner *runner);
 /* What runner_next_done polls on. */
 int runner_fd(const struct runner *runner);
 /* Free, ending every teardown still running (they resume when started
@@ -68,9 +72,11 @@ int runner_fd(const struct runner *runner);
  * NULL. */
 void runner_free(struct runner *runner);
 
-/* The daemon's runner: each teardown in a process of its own, HELPER_PATH
- * (xenreaper-teardown), whose children are reaped here once it is gone. */
-int runner_spawn_new(const char *helper_path, struct runner **out);
+/* The daemon's runner: teardowns in processes of their own, HELPER_PATH
+ * (xenreaper-teardown), one at a time each, whose children are reaped
+ * here once it is gone; one is started at once at PRIORITY, the
+ * likeliest for the first teardown. */
+int runner_spawn_new(const char *helper_path, enum job_priority priority, struct runner **out);
 /* The teardown helper the daemon runs: beside the daemon's own executable
  * if one is there (a build tree), else the installed one.  Malloc'd. */
 int runner_helper_path(char **out);

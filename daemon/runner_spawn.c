@@ -1,12 +1,18 @@
 /*
- * runner_spawn: each teardown in a process of its own, as `xl destroy`
+ * runner_spawn: teardowns in processes of their own, as `xl destroy`
  * runs one.  The helper (xenreaper-teardown, teardown-helper.c) is
  * exec'd with posix_spawn, never a bare fork of the daemon, so it starts
  * single-threaded, with no signal blocked or ignored, holding nothing of
  * the daemon's but stderr: libxl forks its destroy child and hotplug
- * scripts from it as from xl.  The request is its command line, which
- * ps(1) then shows; the result comes back as one line on its descriptor
- * 3, read once it has exited.
+ * scripts from it as from xl.
+ *
+ * A helper serves one teardown at a time and then waits for the next on
+ * its standard input, its libxl context open; one idle helper is kept
+ * ahead of need.  Loading libxl and opening a context in a fresh process
+ * cost more than a small guest's destroy, and in a batch every slot would
+ * pay it again.  A helper runs at one priority for its life (lowered, it
+ * could not be raised again), so requests go to a helper of theirs.  All
+ * helpers write their results, one line each, to one pipe.
  *
  * The daemon is the subreaper of its helpers' children: a helper that
  * dies mid-teardown leaves libxl's destroy child and scripts to run to
@@ -24,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,22 +43,39 @@
 
 extern char **environ;
 
+/* Room in a helper's command line for what it shows while at work
+ * (teardown-helper.c): "DOMID UUID FLAGS STUBDOM STUBUUID" at most. */
+#define RUNNER_TITLE_SPACE 112
+
 struct runner_helper {
 	struct runner_helper *next;
-	uint32_t domid;
-	pid_t pid;		/* 0 once reaped */
+	pid_t pid;
 	int pidfd;		/* -1 where the kernel has none */
-	int result_fd;		/* the pipe's read end */
+	int request_fd;		/* its standard input, a socket; -1 once closed
+				 * to end it */
+	enum job_priority priority;
+	bool busy;		/* a teardown sent, its result not yet read */
+	uint32_t domid;		/* the teardown's, while busy */
 	bool killed;		/* by runner_kill */
+};
+
+struct runner_ended {
+	struct runner_ended *next;
 	struct runner_result result;
 };
 
 struct runner_spawn {
-	struct runner base;
+	struct runner base;	/* base.fd: an epoll set of the two below */
 	char *helper_path;
-	struct runner_helper *running;	/* started, not yet reaped */
-	struct runner_helper *done, **done_tail;	/* reaped, not yet collected */
+	int signal_fd;		/* SIGCHLD */
+	int result_fds[2];	/* every helper's descriptor 3 */
+	char pending[2 * (RUNNER_TEXT_MAX + 32)];	/* a result line not yet whole */
+	size_t pending_len;
+	struct runner_helper *helpers;	/* started, not yet reaped */
+	struct runner_ended *ended, **ended_tail;	/* not yet collected */
 	unsigned busy;
+	enum job_priority last_priority;	/* the spare's */
+	bool spare_failed;		/* the last spare could not be started */
 };
 
 static struct runner_spawn *runner_spawn_of(const struct runner *runner)
@@ -62,57 +87,57 @@ static void runner_helper_free(struct runner_helper *helper)
 {
 	if (helper->pidfd >= 0)
 		close(helper->pidfd);
-	if (helper->result_fd >= 0)
-		close(helper->result_fd);
+	if (helper->request_fd >= 0)
+		close(helper->request_fd);
 	free(helper);
 }
 
 static struct runner_helper *runner_spawn_find(const struct runner_spawn *rs, uint32_t domid)
 {
-	for (struct runner_helper *h = rs->running; h; h = h->next)
-		if (h->domid == domid)
+	for (struct runner_helper *h = rs->helpers; h; h = h->next)
+		if (h->busy && h->domid == domid)
 			return h;
 	return NULL;
 }
 
-static int runner_spawn_start(struct runner *runner, const struct runner_request *request)
+static bool runner_helper_idle(const struct runner_helper *helper)
 {
-	struct runner_spawn *rs = runner_spawn_of(runner);
-	char domid[16], uuid[HV_UUID_STR_LEN], flags[16], stubdom[16], stubdom_uuid[HV_UUID_STR_LEN];
-	char *argv[] = { rs->helper_path, domid, uuid, flags,
-			 (char *)job_priority_name(request->priority),
-			 request->stubdom ? stubdom : NULL, stubdom_uuid, NULL };
+	return !helper->busy && !helper->killed && helper->request_fd >= 0;
+}
+
+/* The idle helper at PRIORITY started first: the surest to be ready. */
+static struct runner_helper *runner_spawn_idle(const struct runner_spawn *rs, enum job_priority priority)
+{
+	struct runner_helper *found = NULL;
+
+	for (struct runner_helper *h = rs->helpers; h; h = h->next)
+		if (runner_helper_idle(h) && h->priority == priority)
+			found = h;
+	return found;
+}
+
+/* A new idle helper at PRIORITY. */
+static int runner_spawn_helper(struct runner_spawn *rs, enum job_priority priority, struct runner_helper **out)
+{
+	char title[RUNNER_TITLE_SPACE + 1];
+	char *argv[] = { rs->helper_path, (char *)job_priority_name(priority), title, NULL };
 	posix_spawn_file_actions_t actions;
 	struct runner_helper *helper;
 	posix_spawnattr_t attr;
-	int pipe_fds[2] = { -1, -1 }, write_fd = -1, rc;
+	int request_fds[2] = { -1, -1 }, rc;
 	sigset_t none, all;
 
-	if (runner_spawn_find(rs, request->domid))
-		return -EALREADY;
+	memset(title, ' ', RUNNER_TITLE_SPACE);
+	title[RUNNER_TITLE_SPACE] = '\0';
 	helper = calloc(1, sizeof(*helper));
 	if (!helper)
 		return -ENOMEM;
 	helper->pidfd = -1;
-	helper->result_fd = -1;
-	helper->domid = request->domid;
-	snprintf(domid, sizeof(domid), "%u", request->domid);
-	hv_uuid_format(request->uuid, uuid);
-	snprintf(flags, sizeof(flags), "%u", request->flags);
-	snprintf(stubdom, sizeof(stubdom), "%u", request->stubdom);
-	hv_uuid_format(request->stubdom_uuid, stubdom_uuid);
-
-	if (pipe2(pipe_fds, O_CLOEXEC) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	/* Above the helper's 3, so the dup2 below always clears CLOEXEC. */
-	write_fd = fcntl(pipe_fds[1], F_DUPFD_CLOEXEC, RUNNER_RESULT_FD + 1);
-	if (write_fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK) < 0) {
+	helper->request_fd = -1;
+	helper->priority = priority;
+	/* A socket, not a pipe: a helper that died is a send's EPIPE, not
+	 * the daemon's SIGPIPE. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request_fds) < 0) {
 		rc = -errno;
 		goto out;
 	}
@@ -120,8 +145,9 @@ static int runner_spawn_start(struct runner *runner, const struct runner_request
 	sigfillset(&all);
 	posix_spawn_file_actions_init(&actions);
 	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, write_fd, RUNNER_RESULT_FD);
+	posix_spawn_file_actions_adddup2(&actions, request_fds[0], 0);
+	/* result_fds[1] is above 3 (runner_spawn_new), so dup2 clears CLOEXEC. */
+	posix_spawn_file_actions_adddup2(&actions, rs->result_fds[1], RUNNER_RESULT_FD);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -131,56 +157,138 @@ static int runner_spawn_start(struct runner *runner, const struct runner_request
 	if (rc)
 		goto out;
 	helper->pidfd = syscall(SYS_pidfd_open, helper->pid, 0);
-	helper->result_fd = pipe_fds[0];
-	pipe_fds[0] = -1;
-	helper->next = rs->running;
-	rs->running = helper;
+	helper->request_fd = request_fds[1];
+	request_fds[1] = -1;
+	helper->next = rs->helpers;
+	rs->helpers = helper;
+	*out = helper;
 	helper = NULL;
-	rs->busy++;
 out:
-	if (pipe_fds[0] >= 0)
-		close(pipe_fds[0]);
-	if (pipe_fds[1] >= 0)
-		close(pipe_fds[1]);
-	if (write_fd >= 0)
-		close(write_fd);
+	if (request_fds[0] >= 0)
+		close(request_fds[0]);
+	if (request_fds[1] >= 0)
+		close(request_fds[1]);
 	free(helper);
 	return rc;
 }
 
-/* HELPER exited with STATUS: its result, from its line if it wrote one. */
-static void runner_spawn_settle(struct runner_helper *helper, int status)
+/* Hand REQUEST to HELPER; a helper that cannot take it is ended. */
+static int runner_helper_send(struct runner_helper *helper, const struct runner_request *request)
 {
-	struct runner_result *res = &helper->result;
-	char line[RUNNER_TEXT_MAX + 32], *end;
-	ssize_t len;
-	long value;
+	char uuid[HV_UUID_STR_LEN], stubdom_uuid[HV_UUID_STR_LEN], line[128];
+	int len;
 
-	res->domid = helper->domid;
-	len = read(helper->result_fd, line, sizeof(line) - 1);
-	line[len > 0 ? len : 0] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	value = strtol(line, &end, 10);
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && end > line && value <= 0 && value > -4096 &&
-	    (*end == '\0' || *end == ' ')) {
-		res->result = (int)value;
-		snprintf(res->text, sizeof(res->text), "%s", *end ? end + 1 : "");
-		return;
-	}
-	res->result = helper->killed ? -EINTR : -EIO;
-	if (helper->killed)
-		snprintf(res->text, sizeof(res->text), "its teardown process (pid %ld) was ended to take it back",
-			 (long)helper->pid);
-	else if (WIFSIGNALED(status))
-		snprintf(res->text, sizeof(res->text), "its teardown process (pid %ld) was killed by signal %d",
-			 (long)helper->pid, WTERMSIG(status));
+	hv_uuid_format(request->uuid, uuid);
+	hv_uuid_format(request->stubdom_uuid, stubdom_uuid);
+	if (request->stubdom)
+		len = snprintf(line, sizeof(line), "%u %s %u %u %s\n", request->domid, uuid, request->flags,
+			       request->stubdom, stubdom_uuid);
 	else
-		snprintf(res->text, sizeof(res->text), "its teardown process (pid %ld) exited with status %d and no result",
-			 (long)helper->pid, WEXITSTATUS(status));
+		len = snprintf(line, sizeof(line), "%u %s %u\n", request->domid, uuid, request->flags);
+	/* Far below a pipe's capacity, into an empty pipe: whole or not at all. */
+	if (send(helper->request_fd, line, len, MSG_NOSIGNAL) != len) {
+		close(helper->request_fd);
+		helper->request_fd = -1;
+		return -EPIPE;
+	}
+	helper->busy = true;
+	helper->domid = request->domid;
+	return 0;
 }
 
-/* Reap every child that has exited: helpers move to the done list,
- * their orphaned children are only logged. */
+static void runner_spawn_add_ended(struct runner_spawn *rs, const struct runner_result *result)
+{
+	struct runner_ended *ended = calloc(1, sizeof(*ended));
+
+	/* Out of memory, the teardown is lost to the daemon's count: its job
+	 * is stuck, and taken back. */
+	if (!ended) {
+		log_err("domain %u: its teardown's result is lost: out of memory", result->domid);
+		return;
+	}
+	ended->result = *result;
+	*rs->ended_tail = ended;
+	rs->ended_tail = &ended->next;
+}
+
+/* A result line, "DOMID RESULT [WHY]", for its helper's teardown. */
+static void runner_spawn_take_line(struct runner_spawn *rs, const char *line)
+{
+	struct runner_result res = { 0 };
+	struct runner_helper *helper;
+	unsigned long domid;
+	char *end;
+	long value;
+
+	domid = strtoul(line, &end, 10);
+	helper = end > line && *end == ' ' ? runner_spawn_find(rs, domid) : NULL;
+	if (!helper) {
+		log_warning("a teardown process wrote a result for no teardown it runs: '%s'", line);
+		return;
+	}
+	line = end + 1;
+	value = strtol(line, &end, 10);
+	res.domid = helper->domid;
+	if (end > line && value <= 0 && value > -4096 && (*end == '\0' || *end == ' ')) {
+		res.result = (int)value;
+		snprintf(res.text, sizeof(res.text), "%s", *end ? end + 1 : "");
+	} else {
+		res.result = -EIO;
+		snprintf(res.text, sizeof(res.text), "its teardown process (pid %ld) wrote a result it should not: %.64s",
+			 (long)helper->pid, line);
+	}
+	helper->busy = false;
+	runner_spawn_add_ended(rs, &res);
+}
+
+/* Every whole result line the helpers have written. */
+static void runner_spawn_read_results(struct runner_spawn *rs)
+{
+	char *start, *newline;
+	ssize_t len;
+
+	for (;;) {
+		len = read(rs->result_fds[0], rs->pending + rs->pending_len,
+			   sizeof(rs->pending) - 1 - rs->pending_len);
+		if (len <= 0)
+			return;
+		rs->pending_len += len;
+		rs->pending[rs->pending_len] = '\0';
+		start = rs->pending;
+		while ((newline = strchr(start, '\n'))) {
+			*newline = '\0';
+			runner_spawn_take_line(rs, start);
+			start = newline + 1;
+		}
+		rs->pending_len -= start - rs->pending;
+		memmove(rs->pending, start, rs->pending_len);
+		/* Lines are written whole (below PIPE_BUF): a full buffer with
+		 * no newline is no line of a helper's. */
+		if (rs->pending_len == sizeof(rs->pending) - 1)
+			rs->pending_len = 0;
+	}
+}
+
+/* HELPER exited with STATUS in the middle of its teardown. */
+static void runner_spawn_settle(struct runner_spawn *rs, const struct runner_helper *helper, int status)
+{
+	struct runner_result res = { .domid = helper->domid };
+
+	res.result = helper->killed ? -EINTR : -EIO;
+	if (helper->killed)
+		snprintf(res.text, sizeof(res.text), "its teardown process (pid %ld) was ended to take it back",
+			 (long)helper->pid);
+	else if (WIFSIGNALED(status))
+		snprintf(res.text, sizeof(res.text), "its teardown process (pid %ld) was killed by signal %d",
+			 (long)helper->pid, WTERMSIG(status));
+	else
+		snprintf(res.text, sizeof(res.text), "its teardown process (pid %ld) exited with status %d and no result",
+			 (long)helper->pid, WEXITSTATUS(status));
+	runner_spawn_add_ended(rs, &res);
+}
+
+/* Reap every child that has exited: a helper that dies busy ends its
+ * teardown without a result; its orphaned children are only logged. */
 static void runner_spawn_reap(struct runner_spawn *rs)
 {
 	struct runner_helper **link, *helper;
@@ -188,7 +296,7 @@ static void runner_spawn_reap(struct runner_spawn *rs)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (link = &rs->running; *link && (*link)->pid != pid; link = &(*link)->next)
+		for (link = &rs->helpers; *link && (*link)->pid != pid; link = &(*link)->next)
 			;
 		helper = *link;
 		if (!helper) {
@@ -197,11 +305,14 @@ static void runner_spawn_reap(struct runner_spawn *rs)
 			continue;
 		}
 		*link = helper->next;
-		runner_spawn_settle(helper, status);
-		helper->pid = 0;
-		helper->next = NULL;
-		*rs->done_tail = helper;
-		rs->done_tail = &helper->next;
+		/* What it wrote before it exited is in the pipe by now. */
+		runner_spawn_read_results(rs);
+		if (helper->busy)
+			runner_spawn_settle(rs, helper, status);
+		else if (helper->request_fd >= 0 && !helper->killed)
+			log_warning("an idle teardown process (pid %ld) ended by itself (status 0x%x)",
+				    (long)pid, status);
+		runner_helper_free(helper);
 	}
 }
 
@@ -209,21 +320,71 @@ static int runner_spawn_next_done(struct runner *runner, struct runner_result *o
 {
 	struct runner_spawn *rs = runner_spawn_of(runner);
 	struct signalfd_siginfo si;
-	struct runner_helper *helper;
+	struct runner_ended *ended;
 
-	while (read(rs->base.fd, &si, sizeof(si)) == sizeof(si))
+	while (read(rs->signal_fd, &si, sizeof(si)) == sizeof(si))
 		;
+	runner_spawn_read_results(rs);
 	runner_spawn_reap(rs);
-	helper = rs->done;
-	if (!helper)
+	ended = rs->ended;
+	if (!ended)
 		return -EAGAIN;
-	rs->done = helper->next;
-	if (!rs->done)
-		rs->done_tail = &rs->done;
-	*out = helper->result;
+	rs->ended = ended->next;
+	if (!rs->ended)
+		rs->ended_tail = &rs->ended;
+	*out = ended->result;
 	rs->busy--;
-	runner_helper_free(helper);
+	free(ended);
 	return 0;
+}
+
+static int runner_spawn_start(struct runner *runner, const struct runner_request *request)
+{
+	struct runner_spawn *rs = runner_spawn_of(runner);
+	struct runner_helper *helper;
+	int rc;
+
+	if (runner_spawn_find(rs, request->domid))
+		return -EALREADY;
+	/* An idle helper may have died unseen: then another, or a new one. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		helper = runner_spawn_idle(rs, request->priority);
+		if (!helper && (rc = runner_spawn_helper(rs, request->priority, &helper)))
+			return rc;
+		rc = runner_helper_send(helper, request);
+		if (rc != -EPIPE)
+			break;
+	}
+	if (rc)
+		return rc;
+	rs->busy++;
+	rs->last_priority = request->priority;
+	/* The next one's process, started while this one runs. */
+	if (!runner_spawn_idle(rs, request->priority)) {
+		rc = runner_spawn_helper(rs, request->priority, &helper);
+		if (rc && !rs->spare_failed)
+			log_warning("cannot start a teardown process ahead of need: %s", strerror(-rc));
+		rs->spare_failed = rc != 0;
+	}
+	return 0;
+}
+
+static void runner_spawn_settle_idle(struct runner *runner)
+{
+	struct runner_spawn *rs = runner_spawn_of(runner);
+	struct runner_helper *kept = runner_spawn_idle(rs, rs->last_priority);
+
+	for (struct runner_helper *h = rs->helpers; h; h = h->next) {
+		if (h == kept || !runner_helper_idle(h))
+			continue;
+		/* The end of its input ends it. */
+		close(h->request_fd);
+		h->request_fd = -1;
+	}
+	/* Not again and again for a helper that cannot start: the next
+	 * teardown's start says why. */
+	if (!kept && !rs->spare_failed)
+		rs->spare_failed = runner_spawn_helper(rs, rs->last_priority, &kept) != 0;
 }
 
 static int runner_helper_kill(struct runner_helper *helper)
@@ -244,7 +405,7 @@ static int runner_spawn_kill(struct runner *runner, uint32_t domid)
 {
 	struct runner_helper *helper = runner_spawn_find(runner_spawn_of(runner), domid);
 
-	return helper ? runner_helper_kill(helper) : -ESRCH;
+	return helper && !helper->killed ? runner_helper_kill(helper) : -ESRCH;
 }
 
 static pid_t runner_spawn_pid(const struct runner *runner, uint32_t domid)
@@ -263,20 +424,27 @@ static void runner_spawn_free(struct runner *runner)
 {
 	struct runner_spawn *rs = runner_spawn_of(runner);
 	struct runner_helper *helper;
+	struct runner_ended *ended;
 
 	/* A teardown cut off here is resumed by the next start's, as libxl
 	 * resumes any destroy asked again; what it forked runs to its end. */
-	while ((helper = rs->running)) {
-		rs->running = helper->next;
+	while ((helper = rs->helpers)) {
+		rs->helpers = helper->next;
 		runner_helper_kill(helper);
 		runner_helper_free(helper);
 	}
-	while ((helper = rs->done)) {
-		rs->done = helper->next;
-		runner_helper_free(helper);
+	while ((ended = rs->ended)) {
+		rs->ended = ended->next;
+		free(ended);
 	}
 	if (rs->base.fd >= 0)
 		close(rs->base.fd);
+	if (rs->signal_fd >= 0)
+		close(rs->signal_fd);
+	if (rs->result_fds[0] >= 0)
+		close(rs->result_fds[0]);
+	if (rs->result_fds[1] >= 0)
+		close(rs->result_fds[1]);
 	free(rs->helper_path);
 	free(rs);
 }
@@ -287,21 +455,33 @@ static const struct runner_ops runner_spawn_ops = {
 	.kill = runner_spawn_kill,
 	.pid = runner_spawn_pid,
 	.busy = runner_spawn_busy,
+	.settle_idle = runner_spawn_settle_idle,
 	.free = runner_spawn_free,
 };
 
-int runner_spawn_new(const char *helper_path, struct runner **out)
+static int runner_spawn_watch(int epoll_fd, int fd)
+{
+	struct epoll_event event = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) < 0 ? -errno : 0;
+}
+
+int runner_spawn_new(const char *helper_path, enum job_priority priority, struct runner **out)
 {
 	struct runner_spawn *rs;
+	struct runner_helper *spare;
+	int pipe_fds[2] = { -1, -1 }, rc;
 	sigset_t chld;
-	int rc;
 
 	rs = calloc(1, sizeof(*rs));
 	if (!rs)
 		return -ENOMEM;
 	rs->base.ops = &runner_spawn_ops;
 	rs->base.fd = -1;
-	rs->done_tail = &rs->done;
+	rs->signal_fd = -1;
+	rs->result_fds[0] = rs->result_fds[1] = -1;
+	rs->ended_tail = &rs->ended;
+	rs->last_priority = priority;
 	rs->helper_path = strdup(helper_path);
 	if (!rs->helper_path) {
 		rc = -ENOMEM;
@@ -314,15 +494,42 @@ int runner_spawn_new(const char *helper_path, struct runner **out)
 		rc = -errno;
 		goto out;
 	}
-	rs->base.fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	rs->signal_fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (rs->signal_fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rs->result_fds[0] = pipe_fds[0];
+	/* Above the helpers' 3, so the dup2 that gives it them clears CLOEXEC;
+	 * blocking, for them. */
+	rs->result_fds[1] = fcntl(pipe_fds[1], F_DUPFD_CLOEXEC, RUNNER_RESULT_FD + 1);
+	close(pipe_fds[1]);
+	if (rs->result_fds[1] < 0 || fcntl(rs->result_fds[1], F_SETFL, 0) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	rs->base.fd = epoll_create1(EPOLL_CLOEXEC);
 	if (rs->base.fd < 0) {
 		rc = -errno;
 		goto out;
 	}
+	rc = runner_spawn_watch(rs->base.fd, rs->signal_fd);
+	if (!rc)
+		rc = runner_spawn_watch(rs->base.fd, rs->result_fds[0]);
+	if (rc)
+		goto out;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
 		rc = -errno;
 		goto out;
 	}
+	/* The first teardown's process, ready before it is asked for. */
+	rc = runner_spawn_helper(rs, priority, &spare);
+	if (rc)
+		goto out;
 	*out = &rs->base;
 	return 0;
 out:

@@ -3,9 +3,11 @@
  * runner starts a stand-in helper, a shell script that acts by domid, the
  * way it starts xenreaper-teardown.  What the helper starts with (no
  * signal blocked or ignored, though the daemon blocks and ignores some),
- * its command line, its result line, a kill that takes a teardown back,
- * a helper that dies without a result, and the children a helper leaves
- * behind, reaped by the daemon as their subreaper.
+ * its command line and request lines, its result line, one helper
+ * serving teardown after teardown with one started ahead of need and the
+ * rest ended once idle, one per priority, a kill that takes a teardown
+ * back, a helper that dies without a result, and the children a helper
+ * leaves behind, reaped by the daemon as their subreaper.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,14 +26,18 @@
 
 static const char helper_script[] =
 	"#!/bin/sh\n"
-	"case $1 in\n"
-	"1) echo \"0 $(grep -E '^Sig(Blk|Ign):' /proc/$$/status | tr '\\t\\n' '  ')\" >&3 ;;\n"
-	"2) echo '-16 libxl could not take the lock' >&3 ;;\n"
+	"while read d u f s su; do\n"
+	"case $d in\n"
+	"1) echo \"1 0 $(grep -E '^Sig(Blk|Ign):' /proc/$$/status | tr '\\t\\n' '  ')\" >&3 ;;\n"
+	"2) echo '2 -16 libxl could not take the lock' >&3 ;;\n"
 	"3) echo started > \"$HELPER_DIR/3.started\"; exec sleep 60 ;;\n"
-	"4) sh -c 'sleep 0.5; echo left > \"$HELPER_DIR/4.orphan\"' & echo 0 >&3 ;;\n"
+	"4) sh -c 'sleep 0.5; echo left > \"$HELPER_DIR/4.orphan\"' & echo 4 0 >&3 ;;\n"
 	"5) exit 3 ;;\n"
-	"6|7) echo \"0 $* ($#)\" >&3 ;;\n"
-	"esac\n";
+	"6|7) echo \"$d 0 $1 $d $u $f $s $su (${#2})\" >&3 ;;\n"
+	"8|9|10) echo \"$d 0 $$\" >&3 ;;\n"
+	"11) echo '11 zero' >&3 ;;\n"
+	"esac\n"
+	"done\n";
 
 static char scratch[] = "/tmp/test-runner.XXXXXX";
 
@@ -103,6 +109,7 @@ int main(void)
 	struct runner_request request;
 	struct runner_result res;
 	char path[300], want[256], *ign;
+	pid_t pid;
 	unsigned zombies;
 	sigset_t term;
 	FILE *f;
@@ -123,11 +130,15 @@ int main(void)
 	sigprocmask(SIG_BLOCK, &term, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	is_int(runner_spawn_new(path, &runner), 0, "the spawning runner starts");
+	is_int(runner_spawn_new(path, JOB_PRIORITY_IDLE, &runner), 0, "the spawning runner starts");
+	for (int i = 0; i < 100 && children(&zombies) != 1; i++)
+		usleep(20000);
+	is_int(children(&zombies), 1, "  with one helper ready before any teardown");
 
 	is_int(start(runner, 1, 0), 0, "a teardown starts");
 	is_int(runner_busy(runner), 1, "  and is busy");
 	ok(runner_pid(runner, 1) > 0, "  in a process of its own");
+	is_int(children(&zombies), 2, "  and the next one's process is started meanwhile");
 	is_int(start(runner, 1, 0), -EALREADY, "  one per domid");
 	is_int(wait_done(runner, &res), 0, "  and ends");
 	is_int(res.domid, 1, "  for its domid");
@@ -142,26 +153,52 @@ int main(void)
 	   "  and no standard signal ignored, though the daemon ignores SIGPIPE");
 	is_int(runner_busy(runner), 0, "  nothing busy once collected");
 	is_int(runner_pid(runner, 1), 0, "  and no process for it");
+	runner_settle_idle(runner);
+	for (int i = 0; i < 100 && children(&zombies) != 1; i++) {
+		runner_next_done(runner, &res);
+		usleep(20000);
+	}
+	is_int(children(&zombies), 1, "  settled, one idle helper is kept and the other ends");
 
-	hv_uuid_format(uuid, want + 2);
-	want[0] = '6';
-	want[1] = ' ';
-	strcat(want, " 1 idle (4)");
-	is_int(start(runner, 6, 1), 0, "the request is the command line");
+	is_int(start(runner, 8, 0), 0, "teardowns one after another");
+	is_int(wait_done(runner, &res), 0, "  the first ends");
+	pid = atoi(res.text);
+	is_int(start(runner, 9, 0), 0, "  the second starts");
+	is_int(wait_done(runner, &res), 0, "  and ends");
+	ok(pid > 0 && atoi(res.text) == pid, "  in the same process, its libxl context kept (%ld, %s)",
+	   (long)pid, res.text);
+	request = (struct runner_request){ .domid = 10, .priority = JOB_PRIORITY_LOW };
+	memcpy(request.uuid, uuid, HV_UUID_LEN);
+	is_int(runner_start(runner, &request), 0, "  one at another priority");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	ok(atoi(res.text) > 0 && atoi(res.text) != pid,
+	   "  in another process: a helper's priority is for its life (%ld, %s)", (long)pid, res.text);
+
+	hv_uuid_format(uuid, want + 9);
+	memcpy(want, "idle 6 ", 7);
+	want[7] = ' ';
+	memmove(want + 7, want + 9, strlen(want + 9) + 1);
+	strcat(want, " 1   (112)");
+	is_int(start(runner, 6, 1), 0, "the request is a line on the helper's input");
 	is_int(wait_done(runner, &res), 0, "  it ends");
-	is_str(res.text, want, "  domid, UUID, flags and priority, as ps shows them");
+	is_str(res.text, want, "  domid, UUID and flags; the priority and room for ps on the command line");
 
 	request = (struct runner_request){ .domid = 7, .priority = JOB_PRIORITY_NORMAL, .stubdom = 12 };
 	memcpy(request.uuid, uuid, HV_UUID_LEN);
 	memcpy(request.stubdom_uuid, stub_uuid, HV_UUID_LEN);
-	hv_uuid_format(uuid, want + 2);
-	want[0] = '7';
-	strcat(want, " 0 normal 12 ");
+	strcpy(want, "normal 7 ");
+	hv_uuid_format(uuid, want + strlen(want));
+	strcat(want, " 0 12 ");
 	hv_uuid_format(stub_uuid, want + strlen(want));
-	strcat(want, " (6)");
+	strcat(want, " (112)");
 	is_int(runner_start(runner, &request), 0, "a guest with a stub domain");
 	is_int(wait_done(runner, &res), 0, "  it ends");
-	is_str(res.text, want, "  the stub domain and its UUID follow on the command line");
+	is_str(res.text, want, "  the stub domain and its UUID follow on the request");
+
+	is_int(start(runner, 11, 0), 0, "a helper that writes a result that is not one");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	is_int(res.result, -EIO, "  as an I/O error");
+	ok(strstr(res.text, "wrote a result it should not: zero") != NULL, "  saying so: %s", res.text);
 
 	is_int(start(runner, 2, 0), 0, "a helper that fails");
 	is_int(wait_done(runner, &res), 0, "  ends");
@@ -189,11 +226,13 @@ int main(void)
 	for (int i = 0; i < 100 && !file_exists("4.orphan"); i++)
 		usleep(50000);
 	ok(file_exists("4.orphan"), "  its child ran to its end");
-	for (int i = 0; i < 100 && children(&zombies); i++) {
+	runner_settle_idle(runner);
+	for (int i = 0; i < 100 && (children(&zombies) != 1 || zombies); i++) {
 		runner_next_done(runner, &res);
 		usleep(20000);
 	}
-	is_int(children(&zombies), 0, "  and was reaped here, its subreaper: no child, no zombie left");
+	is_int(children(&zombies) * 10 + zombies, 10,
+	       "  and was reaped here, its subreaper: only the idle helper kept is left, no zombie");
 	is_int(runner_next_done(runner, &res), -EAGAIN, "  an orphan is no teardown's result");
 
 	is_int(start(runner, 3, 0), 0, "a teardown still running when the runner is freed");

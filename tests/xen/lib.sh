@@ -239,6 +239,13 @@ xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
 # no line went missing on the way.  NAME: [a-z0-9._-] only.
 # xb_res_ipis: the resched IPIs dom0 has taken so far, all vCPUs together
 # (/proc/interrupts' RES line), for a bench to take a difference of.
+# xb_daemon_working: the daemon's children, but for the idle teardown
+# processes it keeps ready, whose command line ends in "idle".
+xb_daemon_working() {
+	for _c in $(pgrep -P $XB_DAEMON_PID); do
+		tr '\0' ' ' < /proc/$_c/cmdline 2>/dev/null | grep -Eq '/xenreaper-teardown [a-z]+ idle *$' || echo $_c
+	done
+}
 xb_res_ipis() { awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
 
 xb_emit() {

@@ -94,7 +94,11 @@ xb_check "no teardown was ever reported stuck" sh -c "! grep -q 'has not returne
 xb_check "every teardown ended at its first attempt (no failed destroy, no process killed)" \
 	sh -c "! grep -Eq 'libxl_domain_destroy failed|teardown process|teardown attempt' $XB_DAEMON_LOG"
 grep -E 'libxl_domain_destroy failed|teardown process|teardown attempt' $XB_DAEMON_LOG | head -n 8 | while read -r l; do xb_note "  $l"; done
-xb_is "$(pgrep -P $XB_DAEMON_PID | wc -l)" 0 "no process of the daemon's left running"
+end=$(($(date +%s) + 30))
+while [ $(date +%s) -lt $end ] && [ -n "$(xb_daemon_working)" ]; do sleep 0.2; done
+xb_is "$(xb_daemon_working | wc -l)" 0 "no process of the daemon's left at work"
+while [ $(date +%s) -lt $end ] && [ "$(pgrep -P $XB_DAEMON_PID | wc -l)" != 1 ]; do sleep 0.2; done
+xb_is "$(pgrep -P $XB_DAEMON_PID | wc -l)" 1 "  one idle teardown process is kept ready, the others have ended"
 xb_is "$(losetup -a | wc -l)" "$loops0" "no loop device left attached"
 xb_is "$(ip -o link show | grep -c ' vif[0-9]')" 0 "no vif left in dom0"
 left=$(for d in $all; do for t in vbd vif; do xenstore-list /local/domain/0/backend/$t/$d >/dev/null 2>&1 && echo $t/$d; done; done)

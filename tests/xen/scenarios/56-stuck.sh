@@ -85,7 +85,7 @@ xb_check "  xenreaper list shows it stuck, with a waiting-on line" \
 		grep -q 'waiting on: .*pid $holder' $W/list.out"
 xb_check "  the metrics count one stuck job" \
 	xb_wait_log '^xen_teardown_jobs\{state="stuck"\} 1$' 30 $W/xenreaper.prom
-helper=$(pgrep -f "xenreaper-teardown $a " | head -n 1)
+helper=$(pgrep -f "xenreaper-teardown [a-z]+ $a " | head -n 1)
 xb_check "  its teardown process (pid $helper) waits on the lock" \
 	grep -Eq -- "-> FLOCK +ADVISORY +WRITE +$helper " /proc/locks
 
@@ -105,7 +105,7 @@ xb_check "  the job's error says its process was ended" \
 	sh -c "xenstore-read $XB_ROOT/job/$a/error | grep -q 'was ended to take it back'"
 st=$(xb_wait_node $XB_ROOT/job/$a/state stuck 90)
 xb_is "$st" stuck "  its new teardown waits on the lock again: stuck again"
-again=$(pgrep -f "xenreaper-teardown $a " | head -n 1)
+again=$(pgrep -f "xenreaper-teardown [a-z]+ $a " | head -n 1)
 xb_check "  in a new process (pid $again, was $helper)" test -n "$again" -a "$again" != "$helper"
 xb_check "  the old one is gone" sh -c "! kill -0 $helper 2>/dev/null"
 
@@ -183,8 +183,8 @@ xb_is "$(xb_read $XB_ROOT/daemon/state)" stopped "  daemon/state = stopped"
 xb_is "$(xb_state $e)" stuck "  the job stays stuck in xenstore"
 xb_check "  the log says it is left to resume" grep -q "stopping; 1 stuck teardown(s) resume on restart" $XB_DAEMON_LOG
 end=$(($(date +%s) + 30))
-while pgrep -f "xenreaper-teardown $e " > /dev/null && [ $(date +%s) -lt $end ]; do sleep 0.1; done
-xb_check "  its teardown process ended with the daemon" sh -c "! pgrep -f '[x]enreaper-teardown $e ' > /dev/null"
+while pgrep -f "xenreaper-teardown [a-z]+ $e " > /dev/null && [ $(date +%s) -lt $end ]; do sleep 0.1; done
+xb_check "  its teardown process ended with the daemon" sh -c "! pgrep -f '[x]enreaper-teardown [a-z]+ $e ' > /dev/null"
 unlock_domain $holder
 xb_daemon_start -c $W/policy.conf || xb_not_ok "xenreaperd starts again"
 xb_wait_final $e 120

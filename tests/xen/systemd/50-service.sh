@@ -119,7 +119,7 @@ xb_request $d
 xb_is "$(xb_wait_node $XB_ROOT/job/$d/state stuck 60)" stuck "domain $d, its lock held by pid $holder, reads stuck"
 xb_check "  held-by names the holder ($(xb_read $XB_ROOT/job/$d/held-by | cut -c1-160))" \
 	sh -c "xenstore-read $XB_ROOT/job/$d/held-by | grep -q 'held by pid $holder '"
-helper=$(pgrep -f "[x]enreaper-teardown $d ")
+helper=$(pgrep -f "[x]enreaper-teardown [a-z]+ $d ")
 xb_check "  its teardown process runs (pid ${helper:-none})" test -n "$helper"
 t0=$(xb_ms)
 systemctl stop xenreaperd.service; rc=$?
