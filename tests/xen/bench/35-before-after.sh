@@ -9,9 +9,10 @@
 #   syscalls  a 512 MiB teardown with strace -c -f on the daemon (its
 #             teardown processes and their children with it): system
 #             calls, and the resched IPIs dom0 took meanwhile
-#   rss       the daemon's RSS idle, and the peak of the daemon and its
-#             teardown processes together, sampled every 50 ms while the
-#             batch of 8 ran
+#   rss       the daemon's RSS idle, alone and with the teardown process
+#             it keeps ready, and the peak of the daemon and its teardown
+#             processes together, sampled every 50 ms while the batch of 8
+#             ran
 # XB_BENCH_RUNS runs (default 3).  Figures go to the host in
 # xen-before-after.csv; without XB_BEFORE the scenario fails and sends none.
 . $XB_LIB
@@ -97,7 +98,17 @@ batch_run() {
 		guests b$n-$tool-$run $n 512
 		case $tool in before|after)
 			start $tool
-			[ $n = 8 ] && echo "rss-idle-kb,$tool,$run,$(rss_of $XB_DAEMON_PID)" >> $CSV
+			if [ $n = 8 ]; then
+				echo "rss-idle-kb,$tool,$run,$(rss_of $XB_DAEMON_PID)" >> $CSV
+				# With the teardown process kept ready, once it has
+				# the hypervisor open.
+				_i=0
+				while [ $tool = after ] && [ $_i -lt 100 ] &&
+				      ! ls -l $(pgrep -P $XB_DAEMON_PID | sed 's|.*|/proc/&/fd|') 2>/dev/null | grep -q /dev/xen/privcmd; do
+					sleep 0.1; _i=$((_i + 1))
+				done
+				echo "rss-idle-all-kb,$tool,$run,$(rss_of $XB_DAEMON_PID $(pgrep -P $XB_DAEMON_PID))" >> $CSV
+			fi
 			# The daemon and its teardown processes together, at their peak.
 			( peak=0; while :; do
 				r=$(rss_of $XB_DAEMON_PID $(pgrep -P $XB_DAEMON_PID))
