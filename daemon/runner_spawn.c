@@ -11,8 +11,9 @@
  * ahead of need.  Loading libxl and opening a context in a fresh process
  * cost more than a small guest's destroy, and in a batch every slot would
  * pay it again.  A helper runs at one priority for its life (lowered, it
- * could not be raised again), so requests go to a helper of theirs.  All
- * helpers write their results, one line each, to one pipe.
+ * could not be raised again), so requests go to a helper of theirs; one
+ * whose teardown failed is ended, its context suspect.  All helpers write
+ * their results, one line each, to one pipe.
  *
  * The daemon is the subreaper of its helpers' children: a helper that
  * dies mid-teardown leaves libxl's destroy child and scripts to run to
@@ -238,6 +239,12 @@ static void runner_spawn_take_line(struct runner_spawn *rs, const char *line)
 			 (long)helper->pid, line);
 	}
 	helper->busy = false;
+	/* A failure may be its context's: the retry gets a new one, as a new
+	 * xl would.  A domain gone, or another's now, is no failure. */
+	if (res.result < 0 && res.result != -ESRCH && res.result != -ESTALE && helper->request_fd >= 0) {
+		close(helper->request_fd);
+		helper->request_fd = -1;
+	}
 	runner_spawn_add_ended(rs, &res);
 }
 

@@ -5,7 +5,8 @@
  * signal blocked or ignored, though the daemon blocks and ignores some),
  * its command line and request lines, its result line, one helper
  * serving teardown after teardown with one started ahead of need and the
- * rest ended once idle, one per priority, a kill that takes a teardown
+ * rest ended once idle, one per priority, none after a teardown that
+ * failed, a kill that takes a teardown
  * back, a helper that dies without a result, and the children a helper
  * leaves behind, reaped by the daemon as their subreaper.
  */
@@ -29,7 +30,7 @@ static const char helper_script[] =
 	"while read d u f s su; do\n"
 	"case $d in\n"
 	"1) echo \"1 0 $(grep -E '^Sig(Blk|Ign):' /proc/$$/status | tr '\\t\\n' '  ')\" >&3 ;;\n"
-	"2) echo '2 -16 libxl could not take the lock' >&3 ;;\n"
+	"2) echo \"2 -16 libxl could not take the lock $$\" >&3 ;;\n"
 	"3) echo started > \"$HELPER_DIR/3.started\"; exec sleep 60 ;;\n"
 	"4) sh -c 'sleep 0.5; echo left > \"$HELPER_DIR/4.orphan\"' & echo 4 0 >&3 ;;\n"
 	"5) exit 3 ;;\n"
@@ -200,10 +201,15 @@ int main(void)
 	is_int(res.result, -EIO, "  as an I/O error");
 	ok(strstr(res.text, "wrote a result it should not: zero") != NULL, "  saying so: %s", res.text);
 
-	is_int(start(runner, 2, 0), 0, "a helper that fails");
+	is_int(start(runner, 2, 0), 0, "a teardown that fails");
 	is_int(wait_done(runner, &res), 0, "  ends");
 	is_int(res.result, -EBUSY, "  with its errno");
-	is_str(res.text, "libxl could not take the lock", "  and its sentence");
+	ok(!strncmp(res.text, "libxl could not take the lock ", 30), "  and its sentence: %s", res.text);
+	pid = atoi(res.text + 30);
+	is_int(start(runner, 8, 0), 0, "  the next teardown");
+	is_int(wait_done(runner, &res), 0, "  ends");
+	ok(pid > 0 && atoi(res.text) > 0 && atoi(res.text) != pid,
+	   "  in another process: one whose teardown failed is given no other (%ld, %s)", (long)pid, res.text);
 
 	is_int(start(runner, 5, 0), 0, "a helper that exits without a result");
 	is_int(wait_done(runner, &res), 0, "  ends");
