@@ -239,6 +239,29 @@ xb_daemon_log() { sed 's/^/  daemon: /' $XB_DAEMON_LOG | tail -n "${1:-20}"; }
 # no line went missing on the way.  NAME: [a-z0-9._-] only.
 # xb_res_ipis: the resched IPIs dom0 has taken so far, all vCPUs together
 # (/proc/interrupts' RES line), for a bench to take a difference of.
+# xb_daemon_ready: wait (up to 10 s) until the teardown process the daemon
+# keeps ready has the hypervisor open (its libxl context is made just
+# after); 1 if none did.
+xb_daemon_ready() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		for _c in $(pgrep -P $XB_DAEMON_PID); do
+			ls -l /proc/$_c/fd 2>/dev/null | grep -q /dev/xen/privcmd && return 0
+		done
+		sleep 0.1; _i=$((_i + 1))
+	done
+	return 1
+}
+# xb_trace_targets: strace's -p for the daemon and the processes it has
+# already started (strace -f follows only those started once attached).
+xb_trace_targets() { echo "-p $XB_DAEMON_PID $(pgrep -P $XB_DAEMON_PID | sed 's/^/-p /' | tr '\n' ' ')"; }
+# xb_trace_attached ERR TARGETS: wait (up to 10 s) until strace, its
+# stderr in ERR, says it attached to each of TARGETS (xb_trace_targets').
+xb_trace_attached() {
+	_n=$(($(echo $2 | wc -w) / 2)) _i=0
+	while [ "$(grep -c attached $1 2>/dev/null)" -lt $_n ] && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	[ "$(grep -c attached $1 2>/dev/null)" -ge $_n ]
+}
 # xb_daemon_working: the daemon's children, but for the idle teardown
 # processes it keeps ready, whose command line ends in "idle".
 xb_daemon_working() {

@@ -6,9 +6,10 @@
 #             (xbtool floor-destroy) and plain `xl destroy`
 #   batch     2, 4 and 8 guests of 512 MiB requested at once (one
 #             xenstore-write): all memory back, beside parallel `xl destroy`
-#   syscalls  a 512 MiB teardown with strace -c -f on the daemon (its
-#             teardown processes and their children with it): system
-#             calls, and the resched IPIs dom0 took meanwhile
+#   syscalls  a 512 MiB teardown with strace -c -f on the daemon and the
+#             teardown process it keeps ready (their children with them,
+#             the next ready one included): system calls, and the resched
+#             IPIs dom0 took meanwhile
 #   rss       the daemon's RSS idle, alone and with the teardown process
 #             it keeps ready, and the peak of the daemon and its teardown
 #             processes together, sampled every 50 ms while the batch of 8
@@ -100,13 +101,8 @@ batch_run() {
 			start $tool
 			if [ $n = 8 ]; then
 				echo "rss-idle-kb,$tool,$run,$(rss_of $XB_DAEMON_PID)" >> $CSV
-				# With the teardown process kept ready, once it has
-				# the hypervisor open.
-				_i=0
-				while [ $tool = after ] && [ $_i -lt 100 ] &&
-				      ! ls -l $(pgrep -P $XB_DAEMON_PID | sed 's|.*|/proc/&/fd|') 2>/dev/null | grep -q /dev/xen/privcmd; do
-					sleep 0.1; _i=$((_i + 1))
-				done
+				# With the teardown process kept ready, once it is.
+				[ $tool = after ] && { xb_daemon_ready || fail "no teardown process ready"; }
 				echo "rss-idle-all-kb,$tool,$run,$(rss_of $XB_DAEMON_PID $(pgrep -P $XB_DAEMON_PID))" >> $CSV
 			fi
 			# The daemon and its teardown processes together, at their peak.
@@ -135,9 +131,13 @@ syscall_run() {
 		guests sc-$tool-$run 1 512
 		start $tool
 		rm -f /tmp/st.txt /tmp/st.err
-		strace -c -f -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
-		i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		grep -q attached /tmp/st.err || fail "strace did not attach to the $tool daemon"
+		# The teardown process kept ready, traced from its first
+		# request: the one it starts meanwhile for the next teardown
+		# is counted whole.
+		[ $tool = after ] && { xb_daemon_ready || fail "no teardown process ready"; }
+		tg=$(xb_trace_targets)
+		strace -c -f -o /tmp/st.txt $tg 2>/tmp/st.err & st_pid=$!
+		xb_trace_attached /tmp/st.err "$tg" || fail "strace did not attach to the $tool daemon and its teardown process"
 		r0=$(xb_res_ipis)
 		back $tool /tmp/m.ms $(( $(xb_free_pages) + $(pages $doms) - 256 )) $doms
 		r1=$(xb_res_ipis)

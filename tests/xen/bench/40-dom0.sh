@@ -111,9 +111,10 @@ syscall_run() {
 		t1=$($XB_TOOL ms); r1=$(xb_res_ipis) ;;
 	*)	printf '[daemon]\nprogress-interval = %s\n' $tool > /tmp/interval.conf
 		xb_daemon_start_fresh -c /tmp/interval.conf || fail "xenreaperd starts with progress-interval = $tool"
-		strace -c -f -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
-		i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		grep -q attached /tmp/st.err || fail "strace did not attach to xenreaperd"
+		xb_daemon_ready || fail "no teardown process ready"
+		tg=$(xb_trace_targets)
+		strace -c -f -o /tmp/st.txt $tg 2>/tmp/st.err & st_pid=$!
+		xb_trace_attached /tmp/st.err "$tg" || fail "strace did not attach to xenreaperd and its teardown process"
 		r0=$(xb_res_ipis); t0=$($XB_TOOL ms)
 		teardown $tool $d
 		t1=$($XB_TOOL ms); r1=$(xb_res_ipis)

@@ -4,8 +4,10 @@
 # these break down; the guests of 58-guests carry the devices).
 #   System calls: strace -f -tt of the tearing-down process and its
 #   children, each thread given a role: the main thread, a teardown
-#   worker (xr-teardown), another thread of the process (libxenstore's
-#   reader threads: they carry the process's name), a forked child.
+#   worker (the teardown process kept ready, xenreaper-teardown; a
+#   thread, xr-teardown, before issue 39), another thread of the process
+#   (libxenstore's reader threads: they carry the process's name), a
+#   forked child (the next teardown process among them).
 #   Resched IPIs: ftrace's function tracer on the function that sends one
 #   in a PV dom0 (xen_smp_send_reschedule), with the kernel stack of each
 #   send: the task that sent it and the system call it was in, or the
@@ -102,7 +104,7 @@ strace_summary() {
 		name = $3; sub(/\(.*/, "", name)
 		tid = $1
 		if (tid == pid) role = "main"
-		else if ((tid in comm) && comm[tid] == "xr-teardown") role = "worker"
+		else if ((tid in comm) && (comm[tid] == "xr-teardown" || comm[tid] == "xenreaper-teard")) role = "worker"
 		else if ((tid in comm) || (tid in thread)) role = "other thread"
 		else role = "child"
 		n[role "," name]++
@@ -120,7 +122,7 @@ store_paths() {
 	$3 ~ /^write\([0-9]+,$/ && $4 ~ /^"[\/@]/ {
 		tid = $1
 		if (tid == pid) role = "main"
-		else if ((tid in comm) && comm[tid] == "xr-teardown") role = "worker"
+		else if ((tid in comm) && (comm[tid] == "xr-teardown" || comm[tid] == "xenreaper-teard")) role = "worker"
 		else next
 		p = $0; sub(/^[^"]*"/, "", p); sub(/\\0.*|".*/, "", p)
 		gsub(/[0-9]+/, "N", p)
@@ -163,10 +165,13 @@ daemon_teardown() {
 daemon_run() {
 	d=$(guest at-daemon-s$1)
 	xb_daemon_start_fresh || fail "xenreaperd starts"
-	for t in /proc/$XB_DAEMON_PID/task/*; do echo "${t##*/} $(cat $t/comm)"; done > /tmp/tasks.txt
-	strace -f -tt -s 64 -o /tmp/st.txt -p $XB_DAEMON_PID 2>/tmp/st.err & st_pid=$!
-	i=0; while ! grep -q attached /tmp/st.err 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	grep -q attached /tmp/st.err || fail "strace did not attach to xenreaperd"
+	xb_daemon_ready || fail "no teardown process ready"
+	for t in /proc/$XB_DAEMON_PID/task/* $(pgrep -P $XB_DAEMON_PID | sed 's|.*|/proc/&/task/&|'); do
+		echo "${t##*/} $(cat $t/comm)"
+	done > /tmp/tasks.txt
+	tg=$(xb_trace_targets)
+	strace -f -tt -s 64 -o /tmp/st.txt $tg 2>/tmp/st.err & st_pid=$!
+	xb_trace_attached /tmp/st.err "$tg" || fail "strace did not attach to xenreaperd and its teardown process"
 	daemon_teardown $d
 	kill -INT $st_pid; wait $st_pid
 	# The threads libxl's contexts started meanwhile (libxenstore's
