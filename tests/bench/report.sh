@@ -491,7 +491,8 @@ done
 cat <<EOF
 
 xenreaperd's xenstore requests per teardown by path (domids and numbers
-as N; mean over the runs; the main thread's, then the workers', whose are
+as N; mean over the runs; the main thread's, then the teardown workers'
+(threads before issue 39, the teardown process since), whose are
 libxl's), the most frequent:
 
 | thread | path | requests |
@@ -692,7 +693,7 @@ CSV: [\`bench/xen-before-after.csv\`](bench/xen-before-after.csv).
 ## Scale without Xen (test doubles)
 
 \`tests/bench/bench-scale\` (\`make bench-host\`): N requests through the
-daemon's real intake, job machinery and worker pool (policy defaults,
+daemon's real intake, job machinery and the in-process runner (policy defaults,
 jobs = 1) on the in-process xenstore and hypervisor of \`tests/unit/\`, in
 waves of 100 domains.  CPU is the process's (all threads); the fake
 xenstore is a test double (a sorted array, an undo log per transaction),
