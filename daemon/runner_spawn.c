@@ -101,6 +101,15 @@ static struct runner_helper *runner_spawn_find(const struct runner_spawn *rs, ui
 	return NULL;
 }
 
+/* No further request for HELPER: the end of its input ends it once its
+ * teardown, if any, is done. */
+static void runner_helper_retire(struct runner_helper *helper)
+{
+	if (helper->request_fd >= 0)
+		close(helper->request_fd);
+	helper->request_fd = -1;
+}
+
 static bool runner_helper_idle(const struct runner_helper *helper)
 {
 	return !helper->busy && !helper->killed && helper->request_fd >= 0;
@@ -188,8 +197,7 @@ static int runner_helper_send(struct runner_helper *helper, const struct runner_
 		len = snprintf(line, sizeof(line), "%u %s %u\n", request->domid, uuid, request->flags);
 	/* Far below a pipe's capacity, into an empty pipe: whole or not at all. */
 	if (send(helper->request_fd, line, len, MSG_NOSIGNAL) != len) {
-		close(helper->request_fd);
-		helper->request_fd = -1;
+		runner_helper_retire(helper);
 		return -EPIPE;
 	}
 	helper->busy = true;
@@ -241,10 +249,8 @@ static void runner_spawn_take_line(struct runner_spawn *rs, const char *line)
 	helper->busy = false;
 	/* A failure may be its context's: the retry gets a new one, as a new
 	 * xl would.  A domain gone, or another's now, is no failure. */
-	if (res.result < 0 && res.result != -ESRCH && res.result != -ESTALE && helper->request_fd >= 0) {
-		close(helper->request_fd);
-		helper->request_fd = -1;
-	}
+	if (res.result < 0 && res.result != -ESRCH && res.result != -ESTALE)
+		runner_helper_retire(helper);
 	runner_spawn_add_ended(rs, &res);
 }
 
@@ -358,6 +364,7 @@ static int runner_spawn_start(struct runner *runner, const struct runner_request
 		helper = runner_spawn_idle(rs, request->priority);
 		if (!helper && (rc = runner_spawn_helper(rs, request->priority, &helper)))
 			return rc;
+		rs->spare_failed = false;
 		rc = runner_helper_send(helper, request);
 		if (rc != -EPIPE)
 			break;
@@ -366,32 +373,28 @@ static int runner_spawn_start(struct runner *runner, const struct runner_request
 		return rc;
 	rs->busy++;
 	rs->last_priority = request->priority;
-	/* The next one's process, started while this one runs. */
-	if (!runner_spawn_idle(rs, request->priority)) {
-		rc = runner_spawn_helper(rs, request->priority, &helper);
-		if (rc && !rs->spare_failed)
-			log_warning("cannot start a teardown process ahead of need: %s", strerror(-rc));
-		rs->spare_failed = rc != 0;
-	}
 	return 0;
 }
 
+/* One idle helper at the latest priority, started here while a batch's
+ * teardowns run (each took the one kept before it); the others ended. */
 static void runner_spawn_settle_idle(struct runner *runner)
 {
 	struct runner_spawn *rs = runner_spawn_of(runner);
 	struct runner_helper *kept = runner_spawn_idle(rs, rs->last_priority);
+	int rc;
 
-	for (struct runner_helper *h = rs->helpers; h; h = h->next) {
-		if (h == kept || !runner_helper_idle(h))
-			continue;
-		/* The end of its input ends it. */
-		close(h->request_fd);
-		h->request_fd = -1;
-	}
+	for (struct runner_helper *h = rs->helpers; h; h = h->next)
+		if (h != kept && runner_helper_idle(h))
+			runner_helper_retire(h);
 	/* Not again and again for a helper that cannot start: the next
-	 * teardown's start says why. */
-	if (!kept && !rs->spare_failed)
-		rs->spare_failed = runner_spawn_helper(rs, rs->last_priority, &kept) != 0;
+	 * teardown's start tries, and says why it cannot. */
+	if (kept || rs->spare_failed)
+		return;
+	rc = runner_spawn_helper(rs, rs->last_priority, &kept);
+	if (rc)
+		log_warning("cannot start a teardown process ahead of need: %s", strerror(-rc));
+	rs->spare_failed = rc != 0;
 }
 
 static int runner_helper_kill(struct runner_helper *helper)
