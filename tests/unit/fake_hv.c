@@ -14,7 +14,6 @@
 #include "fake_hv.h"
 #include "inject.h"
 
-#define FAKE_MAX 256
 #define FAKE_GONE_MAX 4096
 
 struct fake_domain {
@@ -37,7 +36,7 @@ struct fake_hv {
 	bool hold;
 	int hold_ms;		/* > 0: a hold ends by itself after this (real ms) */
 	unsigned in_destroy;	/* worker threads inside fh_destroy now */
-	uint32_t inflight[FAKE_MAX];	/* their domids */
+	uint32_t inflight[FAKE_HV_MAX_DOMAINS];	/* their domids */
 	unsigned concurrent;	/* destroys of a domid while one ran: a double teardown */
 	uint32_t self;
 	uint64_t total_pages;	/* the host's memory */
@@ -49,7 +48,7 @@ struct fake_hv {
 	uint64_t scrub_node_pages[HV_SCRUB_MAX_NODES];
 	unsigned scrub_probes;
 	uint64_t outstanding;	/* claimed pages physinfo reports */
-	struct fake_domain doms[FAKE_MAX];
+	struct fake_domain doms[FAKE_HV_MAX_DOMAINS];
 	unsigned n;
 	unsigned destroy_calls_gone[FAKE_GONE_MAX];	/* destroys of each removed domain */
 	uint32_t gone_domid[FAKE_GONE_MAX];
@@ -123,7 +122,7 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 	pthread_mutex_lock(&fh->lock);
 	for (unsigned i = 0; i < fh->in_destroy; i++)
 		fh->concurrent += fh->inflight[i] == domid;
-	if (fh->in_destroy < FAKE_MAX)
+	if (fh->in_destroy < FAKE_HV_MAX_DOMAINS)
 		fh->inflight[fh->in_destroy] = domid;
 	fh->in_destroy++;
 	pthread_cond_broadcast(&fh->entered);
@@ -168,7 +167,7 @@ static int fh_destroy(struct hv *hv, uint32_t domid, const uint8_t uuid[HV_UUID_
 		fd->destroy_calls++;
 		fh_remove_locked(fh, domid);
 	}
-	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_MAX; i++) {
+	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_HV_MAX_DOMAINS; i++) {
 		if (fh->inflight[i] == domid) {
 			fh->inflight[i] = fh->inflight[fh->in_destroy - 1];
 			break;
@@ -329,8 +328,8 @@ void fake_hv_add(struct hv *hv, uint32_t domid, uint8_t seed, uint64_t tot_pages
 	struct fake_domain *fd;
 
 	pthread_mutex_lock(&fh->lock);
-	if (fh->n == FAKE_MAX) {
-		fprintf(stderr, "fake_hv: more than %d domains; raise FAKE_MAX\n", FAKE_MAX);
+	if (fh->n == FAKE_HV_MAX_DOMAINS) {
+		fprintf(stderr, "fake_hv: more than %d domains; raise FAKE_HV_MAX_DOMAINS\n", FAKE_HV_MAX_DOMAINS);
 		abort();
 	}
 	fd = &fh->doms[fh->n++];
@@ -518,7 +517,7 @@ bool fake_hv_destroying(struct hv *hv, uint32_t domid)
 	bool inside = false;
 
 	pthread_mutex_lock(&fh->lock);
-	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_MAX; i++)
+	for (unsigned i = 0; i < fh->in_destroy && i < FAKE_HV_MAX_DOMAINS; i++)
 		inside |= fh->inflight[i] == domid;
 	pthread_mutex_unlock(&fh->lock);
 	return inside;

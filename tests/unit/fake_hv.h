@@ -14,6 +14,11 @@ enum fake_hv_op {
  * (their pages and their paging pools), unless fake_hv_set_total says
  * otherwise. */
 #define FAKE_HV_TOTAL_PAGES (4ULL << 20)
+/* Domains a fake holds at once; bench-scale builds its own copy with
+ * more (its teardowns in flight). */
+#ifndef FAKE_HV_MAX_DOMAINS
+#define FAKE_HV_MAX_DOMAINS 256
+#endif
 
 struct hv *fake_hv_new(uint32_t self_domid);
 /* A host of PAGES in all (a big host's guests do not fit the default). */
