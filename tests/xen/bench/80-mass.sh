@@ -1,0 +1,209 @@
+# Benchmark (issue 40, part 1): a host emptied at once.  XB_MASS_GUESTS
+# guests (default 48) of XB_MASS_MIB (default 64), the first
+# XB_MASS_DEVICES of them (default 12, a quarter) with a vif on the bridge
+# and a disk image through the block script (lib.sh's fast adds; the
+# removes are Debian's), the others without devices (memory is what a
+# mass teardown waits on; devices are what makes each teardown slow),
+# torn down all at once by:
+#   xl-seq   one `xl destroy` after another (a shell loop)
+#   xl-par   every `xl destroy` at once
+#   async    `xl destroy --async` of each through the front (a shell loop)
+#   tx       one xenstore-write of every request (one transaction)
+# Each XB_MASS_RUNS times (default 1), tools interleaved run by run, with
+# the daemon's default policy.  For each: how long the caller was
+# blocked, the first domain gone, all memory back, the scrub backlog
+# drained (time to clean: key H, as the daemon reads it on Debian's Xen),
+# dom0's CPU until all memory was back (/proc/stat), and the xenstore p99
+# of a resident client during it (xbtool xs-latency) against the 3 s
+# before.  For the daemon also: its peak RSS, the most teardown
+# processes at once, and that every job ended done.  Then, once each for
+# one guest and for the whole batch (tx, under strace, so not timed): the
+# daemon's own xenstore requests per job.
+# Figures go to the host: xen-mass.csv (measure,tool,run,value) and
+# xen-mass.dat ("tool run ms pages_back", the free pages gained over time,
+# every 20 ms, for the plot).  A failed run fails the scenario and sends
+# none.
+. $XB_LIB
+xb_clients
+N=${XB_MASS_GUESTS:-48}
+MIB=${XB_MASS_MIB:-64}
+DEV=${XB_MASS_DEVICES:-12}
+RUNS=${XB_MASS_RUNS:-1}
+TOOLS=${XB_MASS_TOOLS:-xl-seq xl-par async tx}
+CSV=/tmp/xen-mass.csv
+DAT=/tmp/xen-mass.dat
+W=/tmp/mass
+mkdir -p $W
+echo "measure,tool,run,value" > $CSV
+: > $DAT
+lat_pid= count_pid=
+fail() {
+	xb_not_ok "$*"
+	[ -n "$lat_pid" ] && kill $lat_pid 2>/dev/null
+	[ -n "$count_pid" ] && kill $count_pid 2>/dev/null
+	ps -eo pid,stat,wchan:24,etime,args | grep -v ' \[' | tail -n 20 | sed 's/^/XQTAP #   ps: /'
+	xb_daemon_log 30
+	xb_daemon_stop
+	xb_done
+}
+xb_backends
+xb_fast_hotplug $W
+base=$(xb_free_pages)
+XB_DAEMON_LOG=/tmp/xenreaperd-mass.log
+: > $XB_DAEMON_LOG
+
+# window FILE FROM TO / pct P: as 40-dom0.
+window() { awk -v a=$2 -v b=$3 '$1 >= a && $1 <= b { print $2 }' $1; }
+pct() { sort -n | awk -v p=$1 '{ v[NR] = $1 } END { if (!NR) exit 1; i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'; }
+# busy_ticks: dom0's CPU time so far, all vCPUs, in USER_HZ ticks (user,
+# nice, system, irq, softirq; not idle, iowait or steal).
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+# unscrubbed: the pages key H reports dirty (Debian's Xen has no other figure).
+unscrubbed() { $XB_TOOL physinfo -H | tr ' ' '\n' | sed -n 's/^h_unscrubbed=//p'; }
+# wait_clean MS: until key H reports nothing to scrub; prints the ms it took.
+wait_clean() {
+	_t0=$($XB_TOOL ms)
+	while :; do
+		_u=$(unscrubbed)
+		[ "$_u" = 0 ] && break
+		[ $(($($XB_TOOL ms) - _t0)) -gt $1 ] && return 1
+		sleep 0.5
+	done
+	echo $(($($XB_TOOL ms) - _t0))
+}
+
+# guests TOOL RUN: the batch, created eight at a time; their domids in $doms.
+guests() {
+	doms=
+	i=1
+	while [ $i -le $N ]; do
+		_pids=
+		for j in $(seq $i $((i + 7))); do
+			[ $j -le $N ] || break
+			if [ $j -le $DEV ]; then
+				truncate -s 4M $W/m$j.img
+				(xb_guest m$1-$2-$j $MIB \
+					"disk = [ 'format=raw,vdev=xvda,script=$W/block-fast,target=$W/m$j.img' ]" \
+					"vif = [ 'bridge=$XB_BRIDGE,script=$W/vif-fast' ]" > $W/$j.domid) &
+			else
+				(xb_guest m$1-$2-$j $MIB > $W/$j.domid) &
+			fi
+			_pids="$_pids $!"
+		done
+		for _p in $_pids; do wait $_p; done
+		i=$((i + 8))
+	done
+	for j in $(seq 1 $N); do
+		[ -s $W/$j.domid ] || { cat /tmp/m$1-$2-$j.create.log; fail "$1 run $2: create guest $j"; }
+		doms="$doms $(cat $W/$j.domid)"
+	done
+}
+
+# teardown TOOL: the command that asks for every domain of $doms.
+teardown_cmd() {
+	case $1 in
+	xl-seq) echo "sh -c 'for d; do xl destroy \$d || exit 1; done' sh $doms" ;;
+	xl-par) echo "sh -c 'p=; for d; do xl destroy \$d & p=\"\$p \$!\"; done; r=0; for x in \$p; do wait \$x || r=1; done; exit \$r' sh $doms" ;;
+	async) echo "sh -c 'for d; do $FRONT destroy --async \$d || exit 1; done' sh $doms" ;;
+	tx)
+		_args=
+		for _d in $doms; do _args="$_args $XB_ROOT/request/$_d $($XB_TOOL uuid $_d)"; done
+		echo "xenstore-write $_args" ;;
+	esac
+}
+
+# run TOOL RUN: one mass teardown, measured.
+run() {
+	tool=$1 run=$2
+	wait_clean 300000 > /dev/null || fail "$tool run $run: the backlog from before never drained"
+	guests $tool $run
+	pages=0
+	for d in $doms; do pages=$((pages + $($XB_TOOL pages $d))); done
+	target=$(( $(xb_free_pages) + pages - 256 * N ))
+	gone=$(echo $doms | tr ' ' ',')
+	first=${doms%% *}; first=${first# }
+	case $tool in xl-*) ;; *)
+		xb_daemon_start_fresh || fail "xenreaperd starts"
+		xb_daemon_ready || fail "xenreaperd's teardown process gets ready"
+		# The most teardown processes at once, until stopped.
+		( m=0; while :; do c=$(pgrep -P $XB_DAEMON_PID | wc -l); [ $c -gt $m ] && m=$c && echo $m > $W/most; sleep 0.2; done ) &
+		count_pid=$! ;;
+	esac
+	$XB_TOOL xs-latency $W/lat.txt & lat_pid=$!
+	# An observation window, not a wait for a state: 3 s before.
+	sleep 1; i0=$($XB_TOOL ms); sleep 3; i1=$($XB_TOOL ms)
+	cpu0=$(busy_ticks)
+	t0=$($XB_TOOL ms)
+	eval "timeout 600 $XB_TOOL back -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
+	rc=$?
+	t1=$($XB_TOOL ms)
+	cpu1=$(busy_ticks)
+	read blocked back first_gone < $W/b.ms || fail "$tool run $run: no figures"
+	[ $rc = 0 ] && [ "$blocked" -ge 0 ] && [ "$back" -ge 0 ] && [ "$first_gone" -ge 0 ] ||
+		fail "$tool run $run: status $rc, blocked $blocked ms, back $back ms, first gone $first_gone ms"
+	clean=$(wait_clean 600000) || fail "$tool run $run: the backlog did not drain in 600 s"
+	clean=$((t1 - t0 + clean))
+	kill -TERM $lat_pid; wait $lat_pid 2>/dev/null; lat_pid=
+	for d in $doms; do
+		$XB_TOOL wait-gone $d 60000 >/dev/null || fail "$tool run $run: domain $d not gone"
+	done
+	case $tool in xl-*) ;; *)
+		notdone=0
+		for d in $doms; do
+			xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || notdone=$((notdone + 1))
+		done
+		[ $notdone = 0 ] || fail "$tool run $run: $notdone job(s) did not end done"
+		kill $count_pid; wait $count_pid 2>/dev/null; count_pid=
+		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/$XB_DAEMON_PID/status)
+		most=$(cat $W/most 2>/dev/null || echo 0)
+		echo "daemon-peak-rss-kib,$tool,$run,$rss" >> $CSV
+		echo "teardown-processes-most,$tool,$run,$most" >> $CSV
+		xb_daemon_stop ;;
+	esac
+	xb_wait_memory $base "$tool run $run: every page of the $N guests is back"
+	idle_p99=$(window $W/lat.txt $i0 $i1 | pct 99) && busy_p99=$(window $W/lat.txt $t0 $((t0 + back)) | pct 99) ||
+		fail "$tool run $run: no xenstore samples"
+	cpu_ms=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
+	printf '%s\n' "blocked-ms,$tool,$run,$blocked" "first-gone-ms,$tool,$run,$first_gone" \
+		"back-ms,$tool,$run,$back" "clean-ms,$tool,$run,$clean" "dom0-cpu-ms,$tool,$run,$cpu_ms" \
+		"xs-p99-us-idle,$tool,$run,$idle_p99" "xs-p99-us-busy,$tool,$run,$busy_p99" >> $CSV
+	awk -v t=$tool -v r=$run 'NR == 1 { f0 = $3 } { print t, r, $1, $3 - f0 }' $W/trace >> $DAT
+	xb_note "$N x $MIB MiB ($DEV with devices) run $run $tool: blocked $blocked ms, first gone $first_gone ms, all back $back ms, clean $clean ms, dom0 CPU $cpu_ms ms; xenstore p99 $idle_p99 us before, $busy_p99 us during"
+}
+
+for run in $(seq 1 $RUNS); do
+	for tool in $TOOLS; do run $tool $run; done
+	xb_phase "run $run"
+done
+
+# --- the daemon's xenstore requests per job: one guest, then the batch,
+# each requested in one xenstore-write; strace on the daemon's process
+# alone (the teardown processes' requests are libxl's, xl makes them too).
+# A request is a write of its 16-byte header, then one of its payload.
+for n in 1 $N; do
+	N_SAVED=$N; N=$n
+	guests req $n
+	N=$N_SAVED
+	xb_daemon_start_fresh || fail "xenreaperd starts (requests per job)"
+	xb_daemon_ready || fail "xenreaperd's teardown process gets ready (requests per job)"
+	strace -p $XB_DAEMON_PID -e trace=write,writev -s 0 -o $W/st.txt 2>/dev/null & st_pid=$!
+	sleep 1	# strace attaching: a guard, the count starts at its first line
+	eval "$(teardown_cmd tx)" || fail "requests per job: xenstore-write for $n"
+	for d in $doms; do
+		xb_wait_final $d 120 && [ "$(xb_state $d)" = done ] || fail "requests per job: job $d ended $(xb_state $d)"
+	done
+	# What the daemon publishes after the last job's end counts too: an
+	# observation window of 2 s once it reads no job active.
+	xb_wait_node $XB_ROOT/daemon/active-jobs 0 60 >/dev/null
+	sleep 2
+	kill $st_pid; wait $st_pid 2>/dev/null
+	xb_daemon_stop
+	reqs=$(grep -c 'write[v]*([0-9]*, .*, 16)' $W/st.txt)
+	echo "xs-requests-per-job,tx-$n,1,$(awk -v r=$reqs -v n=$n 'BEGIN { printf "%.1f", r / n }')" >> $CSV
+	xb_note "the daemon's xenstore requests for $n guest(s) at once: $reqs, $(awk -v r=$reqs -v n=$n 'BEGIN { printf "%.1f", r / n }') per job"
+	xb_wait_memory $base "requests per job, $n guest(s): memory back"
+done
+xb_ok "$(($(wc -l < $CSV) - 1)) mass-teardown figures measured"
+xb_emit xen-mass.csv $CSV
+xb_emit xen-mass.dat $DAT
+xb_done
