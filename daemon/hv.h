@@ -66,7 +66,8 @@ struct hv {
 
 /* Every domain the hypervisor knows: malloc'd array, sorted by domid. */
 int hv_list(struct hv *hv, struct hv_domain **domains, size_t *n);
-/* Find DOMID in a list from hv_list; NULL if absent. */
+/* Find DOMID in a list from hv_list (a binary search: it is sorted); NULL
+ * if absent. */
 const struct hv_domain *hv_find(const struct hv_domain *domains, size_t n, uint32_t domid);
 /* hv_destroy FLAGS: an automatic teardown, of a guest that shut down, is
  * not for one whose own toolstack is at work on it: one whose libxl
