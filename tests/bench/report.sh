@@ -22,7 +22,7 @@ for f in scale.csv scale-in-flight.csv xen-sizes.csv xen-daemon.csv xen-batch.cs
 	xen-dom0.csv xen-syscalls.csv xen-xslat.dat xen-probes.csv xen-rest.csv \
 	xen-scrub-deferred.dat xen-scrub-sync.dat xen-scrub-source.csv \
 	xen-attr-syscalls.csv xen-attr-ipis.csv xen-attr-paths.csv xen-attr-res.csv \
-	xen-before-after.csv; do
+	xen-before-after.csv xen-mass.csv xen-mass.dat xen-numa.csv xen-numa.dat; do
 	[ -s "$out/$f" ] || die "$out/$f is missing or empty: the bench did not run to the end, nothing reported"
 done
 [ -s "$out-patched/xen-scrub-source.csv" ] ||
@@ -131,6 +131,46 @@ work_runs() {
 # ipi_mean TOOL CATEGORY: mean IPIs per teardown by CATEGORY (the
 # attribution section's $tmp/ipis-TOOL).
 ipi_mean() { awk -v c=$2 '$1 == c { n += $2 } $1 == "all" { m++ } END { printf "%.0f", m ? n / m : 0 }' "$tmp/ipis-$1"; }
+# --- issue 40's mass teardown (xen-mass.csv: measure,tool,run,value)
+# mass_med MEASURE TOOL / mass_spread MEASURE TOOL: median, "median (min–max)".
+mass_vals() { awk -F, -v m="$1" -v t="$2" '$1 == m && $2 == t { print $4 }' "$out/xen-mass.csv" | sort -n; }
+mass_med() { mass_vals "$1" "$2" | median; }
+mass_spread() { mass_vals "$1" "$2" | spread; }
+mass_shape() {
+	awk -F, '$1 == "shape-guests" { n = $4 } $1 == "shape-mib" { m = $4 } $1 == "shape-with-devices" { d = $4 }
+		END { printf "%d guests of %d MiB (%d of them with a vif and a disk)", n, m, d }' "$out/xen-mass.csv"
+}
+mass_table() {
+	for m in blocked-ms first-gone-ms back-ms clean-ms dom0-cpu-ms xs-p99-us-idle xs-p99-us-busy daemon-peak-rss-kib teardown-processes-most; do
+		case $m in
+		blocked-ms) label="caller blocked, ms" ;;
+		first-gone-ms) label="first domain gone, ms" ;;
+		back-ms) label="all memory back, ms" ;;
+		clean-ms) label="all memory clean, ms" ;;
+		dom0-cpu-ms) label="dom0 CPU until all back, ms" ;;
+		xs-p99-us-idle) label="xenstore p99 before, µs" ;;
+		xs-p99-us-busy) label="xenstore p99 during, µs" ;;
+		daemon-peak-rss-kib) label="daemon's peak RSS, KiB" ;;
+		teardown-processes-most) label="teardown processes at once, most" ;;
+		esac
+		row="| $label"
+		for t in xl-seq xl-par async tx; do
+			x=$(mass_spread $m $t)
+			row="$row | ${x:-–}"
+		done
+		echo "$row |"
+	done
+}
+mass_goals() {
+	par=$(mass_med back-ms xl-par) tx=$(mass_med back-ms tx) as=$(mass_med back-ms async)
+	p_xl=$(mass_med xs-p99-us-busy xl-par) p_tx=$(mass_med xs-p99-us-busy tx)
+	r1=$(awk -F, '$1 == "xs-requests-per-job" && $2 == "tx-1" { print $4 }' "$out/xen-mass.csv")
+	rn=$(awk -F, '$1 == "xs-requests-per-job" && $2 ~ /^tx-/ && $2 != "tx-1" { print $4 }' "$out/xen-mass.csv")
+	echo "Goals: all memory back ÷ parallel \`xl destroy\`'s, at most 0.5: **$(ratio "$tx" "$par")** (tx), $(ratio "$as" "$par") (async), $(goal "$tx" "$par" 0.5);"
+	echo "xenstore p99 during ≤ parallel \`xl\`'s: $p_tx against $p_xl µs, $(at_most "$p_tx" "$p_xl");"
+	echo "the daemon's xenstore requests per job flat from one guest to the batch (within 10 %): $r1 and $rn, $(goal "$rn" "$r1" 1.1)."
+}
+
 goals_issue18() {
 	sc_xl=$(attr_runs xen-attr-syscalls.csv xl | median) sc_d=$(attr_runs xen-attr-syscalls.csv daemon | median)
 	res_xl=$(attr_runs xen-attr-res.csv xl | median) res_d=$(attr_runs xen-attr-res.csv daemon | median)
@@ -690,6 +730,49 @@ cat <<EOF
 
 CSV: [\`bench/xen-before-after.csv\`](bench/xen-before-after.csv).
 
+## A host emptied at once (issue 40)
+
+\`80-mass\`, in a boot of its own: $(mass_shape) torn down all at once by
+\`xl destroy\` one after another (xl-seq) and all at once (xl-par), and by
+xenreaperd at its default policy, asked by \`xl destroy --async\` of each
+through the front (async) or by one xenstore-write of every request (tx).
+Time to clean is from the request until key H reports nothing to scrub;
+dom0 CPU is every vCPU's busy time until all memory was back
+(\`/proc/stat\`); the xenstore p99 is a resident client's reads during
+that time.  Median (min–max) of the runs.
+
+| figure | xl-seq | xl-par | async | tx |
+|---|---|---|---|---|
+EOF
+mass_table
+cat <<EOF
+
+$(mass_goals)
+
+![Memory back over time, a host emptied at once](bench/mass.png)
+
+CSV: [\`bench/xen-mass.csv\`](bench/xen-mass.csv), [\`bench/xen-mass.dat\`](bench/xen-mass.dat).
+
+## Two NUMA nodes (issue 40)
+
+\`85-numa\`, in a boot with two NUMA nodes (\`xenbench --numa 2\`:
+QEMU's SRAT, half the RAM and half the CPUs each): a 1 GiB guest pinned to
+each node's CPUs, each torn down in turn under \`scrub = sync\` on a busy
+host.  Xen scrubs a node's pages on an idle CPU of that node, one CPU per
+node at a time (\`node_to_scrub\` in page_alloc.c); samples every 250 ms
+while the job was scrubbing.
+
+| guest on node | samples scrubbing | with its node's published backlog > 0 | with the other node's > 0 | published = the last heap dump's | done (ms) | last sample with its node dirty (ms) |
+|---|---|---|---|---|---|---|
+EOF
+for n in 0 1; do
+	v() { awk -F, -v m=$1 -v n=$n '$1 == m && $2 == n { print $3 }' "$out/xen-numa.csv"; }
+	echo "| $n | $(v samples-scrubbing) | $(v published-own-node-nonzero) | $(v published-other-node-nonzero) | $(v published-equals-last-dump) | $(v done-ms) | $(v last-dirty-ms) |"
+done
+cat <<EOF
+
+CSV: [\`bench/xen-numa.csv\`](bench/xen-numa.csv), [\`bench/xen-numa.dat\`](bench/xen-numa.dat).
+
 ## Scale without Xen (test doubles)
 
 \`tests/bench/bench-scale\` (\`make bench-host\`): N requests through the
@@ -806,6 +889,23 @@ set key outside top center horizontal
 plot "$tmp/batch-caller.dat" using 2:3:4:xtic(1) title "caller blocked", \
      "$tmp/batch-first-gone.dat" using 2:3:4 title "first domain gone", \
      "$tmp/batch-back.dat" using 2:3:4 title "all memory back"
+EOF
+# The mass teardown's memory back over time, run 1 of each tool.
+for t in xl-seq xl-par async tx; do
+	awk -v t=$t '$1 == t && $2 == 1 { print $3 / 1000, $4 / 256 }' "$out/xen-mass.dat" > "$tmp/mass-$t.dat"
+done
+gnuplot <<EOF || die "gnuplot failed"
+set terminal pngcairo size 900,500 noenhanced
+set output "$docs/bench/mass.png"
+set title "A host emptied at once: memory back over time, from the request"
+set xlabel "s since the request"
+set ylabel "MiB back in Xen's free pool"
+set key bottom right
+set grid
+plot "$tmp/mass-xl-seq.dat" using 1:2 with lines lw 2 title "xl destroy, one after another", \
+     "$tmp/mass-xl-par.dat" using 1:2 with lines lw 2 title "xl destroy, all at once", \
+     "$tmp/mass-async.dat" using 1:2 with lines lw 2 title "xenreaperd (xl destroy --async of each)", \
+     "$tmp/mass-tx.dat" using 1:2 with lines lw 2 title "xenreaperd (one transaction of requests)"
 EOF
 # xenstore round trips as distributions (one line per teardown tool and
 # phase: the fraction of reads at or under each latency).

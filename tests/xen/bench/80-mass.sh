@@ -35,6 +35,7 @@ DAT=/tmp/xen-mass.dat
 W=/tmp/mass
 mkdir -p $W
 echo "measure,tool,run,value" > $CSV
+printf '%s\n' "shape-guests,all,0,$N" "shape-mib,all,0,$MIB" "shape-with-devices,all,0,$DEV" >> $CSV
 : > $DAT
 lat_pid= count_pid=
 fail() {
