@@ -6,9 +6,8 @@
 # Three vCPUs, as the 4.20 core boot: with two, its dpkg runs that stop
 # and start services took up to twice as long (147 s against 75 s for
 # xen-utils-common's, one run each).  XB_PACKAGE_CASES=release: the cases
-# that depend on the release, not the maintainer scripts' own logic that
-# the Debian 12 boot runs in full (three apt or dpkg runs fewer, about
-# 100 s).
+# that depend on the release, not the maintainer scripts' own logic (the
+# Debian 12 boot runs the upgrade too).
 # XENBENCH=no skips it.
 [ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }
 b=${abs_top_builddir:-$(pwd)}
