@@ -1,6 +1,6 @@
 # xenreaperd on a hypervisor that reports its scrub backlog in physinfo
 # (issue 20, xen-patches/4.17) and on one that does not, with a sync job
-# on a 1 GiB guest (done only once its pages are scrubbed; 512 MiB on
+# on a 1 GiB guest (done only once its pages are scrubbed; 256 MiB on
 # Debian's, where the point is where the figure comes from, and a sync
 # job waits for the whole guest to be scrubbed under emulation).
 #  - Patched (XEN_SYSCTL_PHYSCAP_scrub_pages set): the daemon says it
@@ -19,7 +19,7 @@
 XB_DAEMON_LOG=/tmp/xenreaperd-scrub-exact.log
 : > $XB_DAEMON_LOG
 mib=1024
-[ -z "${XB_HYPERVISOR:-}" ] && mib=512
+[ -z "${XB_HYPERVISOR:-}" ] && mib=256
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 cap=$(field scrub_cap "$($XB_TOOL physinfo)")
 xb_check "xbtool physinfo reads the capability ($cap)" test -n "$cap"
