@@ -127,6 +127,7 @@ run() {
 		xb_daemon_start_fresh || fail "xenreaperd starts"
 		xb_daemon_ready || fail "xenreaperd's teardown process gets ready"
 		# The most teardown processes at once, until stopped.
+		echo 0 > $W/most
 		( m=0; while :; do c=$(pgrep -P $XB_DAEMON_PID | wc -l); [ $c -gt $m ] && m=$c && echo $m > $W/most; sleep 0.2; done ) &
 		count_pid=$! ;;
 	esac

@@ -44,7 +44,7 @@ node_pages() {
 		index($0, d) { f = 1; next } f && index($0, n) { v = $NF } f && /Domain [0-9]+ / { f = 0 } END { print v + 0 }'
 }
 # last_h NODE: NODE's figure in the last heap dump of the console ring.
-last_h() { xl dmesg | sed -n "s/.*Node $1 has \([0-9]*\) unscrubbed pages.*/\1/p" | tail -n 1; }
+last_h() { _v=$(xl dmesg | sed -n "s/.*Node $1 has \([0-9]*\) unscrubbed pages.*/\1/p" | tail -n 1); echo "${_v:--}"; }
 
 for n in 0 1; do
 	d=$(xb_guest numa$n 1024 "cpus = \"$(cpus_of $n)\"") || fail "create a 1 GiB guest on node $n"
@@ -72,7 +72,7 @@ for n in 0 1; do
 	moved=$(awk -v c=$((3 + n)) '$c != "-" && $c > 0' /tmp/numa-scrubbing | wc -l)
 	stayed=$(awk -v c=$((4 - n)) '$c != "-" && $c > 0' /tmp/numa-scrubbing | wc -l)
 	xb_note "node $n guest: $(wc -l < /tmp/numa-scrubbing) samples scrubbing; published backlog on node $n in $moved, on node $((1 - n)) in $stayed"
-	agree=$(awk -v p=$((3 + n)) -v h=$((5 + n)) '$p != "-" && $h != "" && $p == $h' /tmp/numa-scrubbing | wc -l)
+	agree=$(awk -v p=$((3 + n)) -v h=$((5 + n)) '$p != "-" && $h != "-" && $p == $h' /tmp/numa-scrubbing | wc -l)
 	xb_note "  the published figure of node $n equals the last heap dump's in $agree of them"
 	echo "samples-scrubbing,$n,$(wc -l < /tmp/numa-scrubbing)" >> $CSV
 	echo "published-own-node-nonzero,$n,$moved" >> $CSV
