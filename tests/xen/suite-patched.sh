@@ -2,8 +2,7 @@
 # The real-Xen boot on a patched hypervisor: Xen built from Debian's `xen`
 # source with xen-patches/4.17 (physinfo.scrub_pages, issue 20) by
 # tests/xen/build-xen, cached in the build tree (about 1-2 min from
-# nothing on 2 cores, niced; 1-3 s from the cache, which make check's
-# prebuild.sh fills beside the first boot), booted in place of
+# nothing on 2 cores, niced; 1-3 s from the cache), booted in place of
 # Debian's binary with the same dom0.  Debian's binary runs the same
 # scenario in the core boot (suite.sh), where the capability is absent.
 [ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }
