@@ -284,6 +284,16 @@ static long rss_kib(const char *field)
 	return kib;
 }
 
+/* The xenstore requests the fake has served so far. */
+static uint64_t store_ops_now(struct store *inner)
+{
+	uint64_t n = 0;
+
+	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
+		n += fake_store_calls(inner, op);
+	return n;
+}
+
 /* Step the daemon's main loop until everything asked for is finished; the
  * runner runs them on threads, so finished destroys come back on its fd. */
 static int drain(struct bed *b)
@@ -326,8 +336,7 @@ static void run(unsigned n, struct result *res)
 		return;
 	}
 	res->start_rss_kib = rss_kib("VmRSS:");
-	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
-		res->store_ops -= fake_store_calls(ts->inner, op);
+	res->store_ops -= store_ops_now(ts->inner);
 	for (int op = 0; op < FAKE_HV_N_OPS; op++)
 		res->hv_ops -= fake_hv_calls(b.hv, op);
 	res->tx -= fake_store_calls(ts->inner, FAKE_STORE_TX_START);
@@ -383,8 +392,7 @@ static void run(unsigned n, struct result *res)
 	res->wall_ms = ((double)w.tv_sec * 1e9 + w.tv_nsec - w_start) / 1e6;
 	res->store_ms = ts->ns / 1e6;
 	res->harness_ms = harness / 1e6;
-	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
-		res->store_ops += fake_store_calls(ts->inner, op);
+	res->store_ops += store_ops_now(ts->inner);
 	for (int op = 0; op < FAKE_HV_N_OPS; op++)
 		res->hv_ops += fake_hv_calls(b.hv, op);
 	res->tx += fake_store_calls(ts->inner, FAKE_STORE_TX_START);
@@ -415,15 +423,6 @@ struct flight_clock {
 	double cpu, store, hv;
 	uint64_t ops;
 };
-
-static uint64_t store_ops_now(struct store *inner)
-{
-	uint64_t n = 0;
-
-	for (int op = 0; op < FAKE_STORE_N_OPS; op++)
-		n += fake_store_calls(inner, op);
-	return n;
-}
 
 static void flight_mark(struct flight_clock *c, struct timed_store *ts, struct timed_hv *th)
 {

@@ -38,6 +38,10 @@ xb_time() {
 	return $_xb_rc
 }
 xb_free_pages() { $XB_TOOL free-pages; }
+# xb_window FILE FROM TO: the values of FILE's "WALL_MS VALUE" lines inside
+# it; xb_pct P: the P-th percentile of the numbers on stdin (nearest rank).
+xb_window() { awk -v a=$2 -v b=$3 '$1 >= a && $1 <= b { print $2 }' $1; }
+xb_pct() { sort -n | awk -v p=$1 '{ v[NR] = $1 } END { if (!NR) exit 1; i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'; }
 
 # _xb_create XL-CREATE-FLAGS NAME MIB [CONFIG-LINE...]: a one-vCPU PV guest
 # with the dom0 kernel; prints its domid.

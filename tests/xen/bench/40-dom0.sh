@@ -58,10 +58,6 @@ teardown() {
 	esac
 }
 
-# window FILE FROM TO: the samples of FILE ("WALL_MS VALUE") inside it.
-window() { awk -v a=$2 -v b=$3 '$1 >= a && $1 <= b { print $2 }' $1; }
-# pct P: the P-th percentile of the numbers on stdin (nearest rank).
-pct() { sort -n | awk -v p=$1 '{ v[NR] = $1 } END { if (!NR) exit 1; i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'; }
 mean() { awk '{ s += $1 } END { if (!NR) exit 1; printf "%.1f\n", s / NR }'; }
 
 # ---- measure 4
@@ -84,13 +80,13 @@ dom0_run() {
 	case $tool in xl) ;; *) xb_daemon_stop ;; esac
 	for phase in idle busy; do
 		if [ $phase = idle ]; then a=$i0 b=$i1; else a=$t0 b=$t1; fi
-		p50=$(window /tmp/lat.txt $a $b | pct 50) && p99=$(window /tmp/lat.txt $a $b | pct 99) &&
-			n=$(window /tmp/lat.txt $a $b | wc -l) &&
-			work=$(window /tmp/spin.txt $a $b | mean) ||
+		p50=$(xb_window /tmp/lat.txt $a $b | xb_pct 50) && p99=$(xb_window /tmp/lat.txt $a $b | xb_pct 99) &&
+			n=$(xb_window /tmp/lat.txt $a $b | wc -l) &&
+			work=$(xb_window /tmp/spin.txt $a $b | mean) ||
 			fail "$tool run $run: no samples in the $phase window"
 		printf '%s\n' "xs-p50-us-$phase,$tool,$run,$p50" "xs-p99-us-$phase,$tool,$run,$p99" \
 			"xs-reads-$phase,$tool,$run,$n" "spin-units-per-100ms-$phase,$tool,$run,$work" >> $CSV
-		window /tmp/lat.txt $a $b | sed "s/^/$tool $phase /; s/\$/ $run/" >> $LAT
+		xb_window /tmp/lat.txt $a $b | sed "s/^/$tool $phase /; s/\$/ $run/" >> $LAT
 		eval "${phase}_p99=$p99 ${phase}_work=$work"
 	done
 	echo "teardown-ms,$tool,$run,$((t1 - t0))" >> $CSV

@@ -53,9 +53,6 @@ base=$(xb_free_pages)
 XB_DAEMON_LOG=/tmp/xenreaperd-mass.log
 : > $XB_DAEMON_LOG
 
-# window FILE FROM TO / pct P: as 40-dom0.
-window() { awk -v a=$2 -v b=$3 '$1 >= a && $1 <= b { print $2 }' $1; }
-pct() { sort -n | awk -v p=$1 '{ v[NR] = $1 } END { if (!NR) exit 1; i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'; }
 # busy_ticks: dom0's CPU time so far, all vCPUs, in USER_HZ ticks (user,
 # nice, system, irq, softirq; not idle, iowait or steal).
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
@@ -163,7 +160,7 @@ run() {
 		xb_daemon_stop ;;
 	esac
 	xb_wait_memory $base "$tool run $run: every page of the $N guests is back"
-	idle_p99=$(window $W/lat.txt $i0 $i1 | pct 99) && busy_p99=$(window $W/lat.txt $t0 $((t0 + back)) | pct 99) ||
+	idle_p99=$(xb_window $W/lat.txt $i0 $i1 | xb_pct 99) && busy_p99=$(xb_window $W/lat.txt $t0 $((t0 + back)) | xb_pct 99) ||
 		fail "$tool run $run: no xenstore samples"
 	cpu_ms=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
 	printf '%s\n' "blocked-ms,$tool,$run,$blocked" "first-gone-ms,$tool,$run,$first_gone" \
