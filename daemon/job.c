@@ -306,17 +306,11 @@ static void job_format_rate(struct job *job, int64_t now)
 		job->eta_text[0] = '\0';
 }
 
-bool job_sample(struct job *job, int64_t now, uint64_t pages)
+void job_sample(struct job *job, int64_t now, uint64_t pages)
 {
-	char rate[sizeof(job->rate_text)], eta[sizeof(job->eta_text)];
-	bool changed;
-
-	memcpy(rate, job->rate_text, sizeof(rate));
-	memcpy(eta, job->eta_text, sizeof(eta));
-	changed = job_set_pages_left(job, pages);
+	job_set_pages_left(job, pages);
 	rate_add(&job->rate, now, job->pages_left);
 	job_format_rate(job, now);
-	return changed || strcmp(rate, job->rate_text) || strcmp(eta, job->eta_text);
 }
 
 struct log_fields job_log_fields(const struct job *job, enum log_event event)
@@ -433,15 +427,6 @@ static int job_put(struct job *job, struct store *s, store_tx tx, enum job_node 
 	return rc;
 }
 
-static int job_put_u64(struct job *job, struct store *s, store_tx tx, enum job_node node,
-		       const char *leaf, uint64_t value)
-{
-	char text[24];
-
-	snprintf(text, sizeof(text), "%" PRIu64, value);
-	return job_put(job, s, tx, node, leaf, text);
-}
-
 static int job_put_time(struct job *job, struct store *s, store_tx tx, enum job_node node,
 			const char *leaf, int64_t wall_ms)
 {
@@ -471,24 +456,66 @@ int job_publish_state(struct job *job, struct store *s, store_tx tx)
 	return job_publish_progress(job, s, tx);
 }
 
+/* The progress nodes as JOB has them now, into V (JOB_PROGRESS_NODES at
+ * most); how many.  last-release only where a client needs it: one write
+ * more per sample would load xenstore for every teardown. */
+#define JOB_PROGRESS_NODES 6
+struct job_value {
+	enum job_node node;
+	const char *leaf;
+	const char *value;	/* NULL: absent */
+	char text[32];
+};
+
+static void job_value_text(struct job_value *v, enum job_node node, const char *leaf)
+{
+	v->node = node;
+	v->leaf = leaf;
+	v->value = v->text;
+}
+
+static unsigned job_progress_values(const struct job *job, struct job_value *v)
+{
+	unsigned n = 0;
+
+	job_value_text(&v[n], JOB_NODE_PAGES_LEFT, "pages-left");
+	snprintf(v[n++].text, sizeof(v->text), "%" PRIu64, job->pages_left);
+	job_value_text(&v[n], JOB_NODE_PROGRESS, "progress");
+	snprintf(v[n++].text, sizeof(v->text), "%u", job_progress(job));
+	job_value_text(&v[n], JOB_NODE_SCRUB_PAGES, "scrub-pages");
+	snprintf(v[n++].text, sizeof(v->text), "%" PRIu64, job->scrub_pages);
+	v[n++] = (struct job_value){ JOB_NODE_RATE, "rate", job->rate_text[0] ? job->rate_text : NULL, "" };
+	v[n++] = (struct job_value){ JOB_NODE_ETA, "eta", job->eta_text[0] ? job->eta_text : NULL, "" };
+	if (job_may_keep_pages(job) && job->fell_wall) {
+		job_value_text(&v[n], JOB_NODE_LAST_RELEASE, "last-release");
+		layout_format_time(v[n++].text, job->fell_wall);
+	}
+	return n;
+}
+
+unsigned job_progress_unshown(const struct job *job, bool *urgent)
+{
+	struct job_value v[JOB_PROGRESS_NODES];
+	unsigned n = job_progress_values(job, v), unshown = 0;
+	bool shown_stalled;
+
+	for (unsigned i = 0; i < n; i++)
+		unshown += !job_shown_is(job, v[i].node, v[i].value);
+	shown_stalled = job_shown_is(job, JOB_NODE_ETA, XENREAPER_ETA_STALLED);
+	*urgent = !job->shown || !(job->shown->known & (1u << JOB_NODE_ETA)) ||
+		  shown_stalled != !strcmp(job->eta_text, XENREAPER_ETA_STALLED);
+	return unshown;
+}
+
 int job_publish_progress(struct job *job, struct store *s, store_tx tx)
 {
-	int rc;
+	struct job_value v[JOB_PROGRESS_NODES];
+	unsigned n = job_progress_values(job, v);
+	int rc = 0;
 
-	rc = job_put_u64(job, s, tx, JOB_NODE_PAGES_LEFT, "pages-left", job->pages_left);
-	if (!rc)
-		rc = job_put_u64(job, s, tx, JOB_NODE_PROGRESS, "progress", job_progress(job));
-	if (!rc)
-		rc = job_put_u64(job, s, tx, JOB_NODE_SCRUB_PAGES, "scrub-pages", job->scrub_pages);
-	if (!rc)
-		rc = job_put(job, s, tx, JOB_NODE_RATE, "rate", job->rate_text[0] ? job->rate_text : NULL);
-	if (!rc)
-		rc = job_put(job, s, tx, JOB_NODE_ETA, "eta", job->eta_text[0] ? job->eta_text : NULL);
-	if (rc || !job_may_keep_pages(job) || !job->fell_wall)
-		return rc;
-	/* Only where a client needs it: one write more per sample would
-	 * load xenstore for every teardown. */
-	return job_put_time(job, s, tx, JOB_NODE_LAST_RELEASE, "last-release", job->fell_wall);
+	for (unsigned i = 0; !rc && i < n; i++)
+		rc = job_put(job, s, tx, v[i].node, v[i].leaf, v[i].value);
+	return rc;
 }
 
 /* job_publish with NAME and POOL as they fit. */

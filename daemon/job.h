@@ -101,6 +101,7 @@ struct job {
 	bool pool_none;		/* Xen keeps no pool for it (PV): never read again */
 	int64_t submitted_mono;	/* when its running destroy was started */
 	int64_t described_mono;	/* stuck: when held-by was last worked out */
+	int64_t progress_mono;	/* when its progress nodes were last brought up to date */
 	struct job_shown *shown;	/* what xenstore holds, as far as known */
 };
 
@@ -135,9 +136,9 @@ bool job_set_held_by(struct job *job, char *held_by);
  * Returns true if it changed, and then stamps fell_mono/fell_wall. */
 bool job_set_pages_left(struct job *job, uint64_t pages);
 /* A progress sample at monotonic ms NOW: the domain holds PAGES.  Lowers
- * pages-left and works out rate and time left; true if anything that is
- * published changed. */
-bool job_sample(struct job *job, int64_t now, uint64_t pages);
+ * pages-left and works out rate and time left (job_progress_unshown says
+ * what of it xenstore does not show yet). */
+void job_sample(struct job *job, int64_t now, uint64_t pages);
 /* Release rate over the whole run, in MiB/s, once the pages are back at
  * RELEASED_MONO; 0 if it cannot be told. */
 double job_mib_per_s(const struct job *job, int64_t released_mono);
@@ -167,6 +168,10 @@ int job_publish_state(struct job *job, struct store *s, store_tx tx);
  * whose pages may not come back, last-release (cheap, on samples), those
  * that changed. */
 int job_publish_progress(struct job *job, struct store *s, store_tx tx);
+/* How many of those nodes xenstore does not hold as JOB has them now;
+ * *URGENT: whether a one-shot reader must see the change at once (eta
+ * became or stopped being stalled, or is not known to be shown). */
+unsigned job_progress_unshown(const struct job *job, bool *urgent);
 /* Forget what JOB's nodes hold: its next publish writes them all.  For a
  * transaction that failed or was aborted (its writes may not have
  * happened), and before a publish that must rewrite everything. */

@@ -7,9 +7,11 @@
  * and the daemon, which watches ping/, answers by removing every entry it
  * finds; an entry still there after the client's bound means nobody is
  * answering.  The daemon does nothing for this unless a client writes:
- * an idle daemon with nobody waiting never wakes.  This file only makes
- * the directory and answers; the bound and the pings are the client's
- * (libxenreaper.c).
+ * an idle daemon with nobody waiting never wakes.  A ping says one more
+ * thing: its client follows the progress and memory figures, which the
+ * daemon then publishes at every sample rather than every few seconds
+ * (reaper-private.h).  This file only makes the directory and answers;
+ * the bound and the pings are the client's (libxenreaper.c, top-run.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,5 +42,5 @@ int liveness_answer(struct store *s)
 		rc = store_rm(s, STORE_TX_NONE, path);
 	}
 	store_names_free(names, n);
-	return rc;
+	return rc ? rc : (int)n;
 }

@@ -14,7 +14,8 @@
  * them nowhere.  The same reading gives Xen's outstanding claims, kept for
  * the metrics (not published in xenstore): a claim made on a domain that
  * then died is never given back before Xen 4.22, and what is left once the
- * teardowns are over shows it.  Updated while anything is in flight, once
+ * teardowns are over shows it.  Read while anything is in flight and
+ * published as often as the caller says, at the first start and once
  * more when the last of it ends, then left alone: an idle daemon makes no
  * call at all.
  * It does not decide what is in flight (reaper.c does) nor measure the
@@ -40,6 +41,7 @@ struct memory {
 	bool pool_failing;	/* the last paging pool read failed (logged once) */
 	bool was_in_flight;
 	bool published;		/* the values below are in xenstore */
+	bool behind;		/* the last reading differs from them, held back */
 	uint64_t free, releasing, scrub_pending;
 	bool have_scrub;
 	struct memory_snapshot last;	/* the last reading, published or not */
@@ -113,9 +115,10 @@ static int memory_write(struct memory *m, const char *leaf, uint64_t value)
 }
 
 int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool have_scrub,
-		  uint64_t scrub_pending)
+		  uint64_t scrub_pending, bool publish)
 {
 	uint64_t free_pages, outstanding;
+	bool due;
 	int rc;
 
 	if (!in_flight && !m->was_in_flight)
@@ -126,9 +129,12 @@ int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool hav
 	m->last = (struct memory_snapshot){ .have_figure = true, .free_pages = free_pages,
 					    .releasing_pages = releasing,
 					    .outstanding_pages = outstanding };
-	if (!m->published || free_pages != m->free)
+	/* The backlog changes only with a probe, and a client waiting for
+	 * memory needs it as soon as it is measured. */
+	due = publish || !m->published || in_flight != m->was_in_flight;
+	if (due && (!m->published || free_pages != m->free))
 		rc = memory_write(m, "free", free_pages);
-	if (!rc && (!m->published || releasing != m->releasing))
+	if (!rc && due && (!m->published || releasing != m->releasing))
 		rc = memory_write(m, "releasing", releasing);
 	if (!rc && have_scrub && (!m->published || !m->have_scrub || scrub_pending != m->scrub_pending))
 		rc = memory_write(m, "scrub-pending", scrub_pending);
@@ -138,13 +144,21 @@ int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool hav
 		m->published = false;	/* all again next time */
 		return rc;
 	}
-	m->free = free_pages;
-	m->releasing = releasing;
 	m->scrub_pending = scrub_pending;
 	m->have_scrub = have_scrub;
+	m->behind = !due && (free_pages != m->free || releasing != m->releasing);
+	if (!due)
+		return 0;
+	m->free = free_pages;
+	m->releasing = releasing;
 	m->published = true;
 	m->was_in_flight = in_flight;
 	return 0;
+}
+
+bool memory_behind(const struct memory *m)
+{
+	return m->behind;
 }
 
 void memory_snapshot(const struct memory *m, struct memory_snapshot *out)

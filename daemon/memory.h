@@ -22,12 +22,16 @@ void memory_free(struct memory *m);
  * falling (job_pages_coming_back). */
 uint64_t memory_job_releasing(struct memory *m, struct job *job, int64_t now);
 /* With IN_FLIGHT teardowns (or their scrub backlog) to account for, or
- * right after the last of them: read Xen's free pages and publish free,
+ * right after the last of them: read Xen's free pages and, if PUBLISH or
+ * when the first teardown starts or the last ends, publish free,
  * RELEASING (what the teardowns will add to it, memory_job_releasing
  * summed) and SCRUB_PENDING (absent when HAVE_SCRUB is false), writing
  * only what changed.  Nothing, not even a hypercall, while idle. */
 int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool have_scrub,
-		  uint64_t scrub_pending);
+		  uint64_t scrub_pending, bool publish);
+/* Whether the last update held back a reading that differs from what is
+ * published (PUBLISH false). */
+bool memory_behind(const struct memory *m);
 /* Our tree was removed: publish everything again at the next update. */
 void memory_forget(struct memory *m);
 

@@ -13,6 +13,15 @@
 
 #define REAPER_TX_RETRIES 16
 
+/* Progress and memory figures follow their reader: a client that follows
+ * them pings (liveness.c) every 2 s or so, and counts as following for
+ * REAPER_FOLLOW_MS after its last ping; while one does, they are published
+ * at every sample, otherwise at most REAPER_UNFOLLOWED_MS old (what a
+ * plain xenstore-read may see; xenreaper-xenstore(7)).  Each request
+ * costs dom0 half a dozen system calls and wakes xenstored. */
+#define REAPER_FOLLOW_MS 5000
+#define REAPER_UNFOLLOWED_MS 5000
+
 /* The domid index's buckets: at first, and at most (Xen's domids stop
  * below 32752; more jobs than that only lengthen the chains). */
 #define REAPER_INDEX_MIN 64
@@ -63,6 +72,8 @@ struct reaper {
 	unsigned in_runner;
 	unsigned n_stuck;	/* of those, stuck (state stuck) */
 	int64_t next_sample_mono;
+	int64_t followed_until_mono;	/* a client follows until then */
+	int64_t memory_mono;	/* memory/ last brought up to date */
 	unsigned published_active;
 	bool started;		/* the daemon nodes exist */
 	bool stopping;		/* take nothing new, start nothing new */
@@ -94,6 +105,11 @@ static inline bool reaper_under_way(const struct reaper *r, const struct job *jo
 }
 /* Mark JOB's nodes as behind xenstore (DIRTY) or in step with it. */
 void reaper_set_dirty(struct reaper *r, struct job *job, bool dirty);
+/* Whether a client follows the progress and memory figures at NOW. */
+static inline bool reaper_followed(const struct reaper *r, int64_t now)
+{
+	return now < r->followed_until_mono;
+}
 
 /* The domain list for this tick (read at most once per tick); -errno, and
  * back-off for everything that needs it, if it cannot be read. */

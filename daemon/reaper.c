@@ -505,6 +505,8 @@ int reaper_publish_job(struct reaper *r, struct job *job, bool all)
 	}
 	if (rc)
 		job_shown_forget(job);
+	else
+		job->progress_mono = clock_mono_ms();	/* it wrote the progress nodes too */
 	reaper_set_dirty(r, job, rc != 0);
 	return rc;
 }
@@ -693,11 +695,12 @@ static void reaper_republish(struct reaper *r, int64_t now)
 	backoff_reset(&r->publish_failing);
 }
 
-/* The memory picture while anything is in flight, and once after. */
+/* The memory picture while anything is in flight, and once after; as
+ * often as the progress figures (REAPER_UNFOLLOWED_MS). */
 static void reaper_update_memory(struct reaper *r)
 {
 	uint64_t releasing = 0, scrub_pending = 0;
-	bool in_flight = scrub_counted(r->scrub) > 0;
+	bool in_flight = scrub_counted(r->scrub) > 0, publish;
 	int64_t now = clock_mono_ms();
 	int have_scrub, rc;
 
@@ -708,7 +711,10 @@ static void reaper_update_memory(struct reaper *r)
 		releasing += memory_job_releasing(r->memory, job, now);
 	}
 	have_scrub = scrub_backlog(r->scrub, &scrub_pending) == 0;
-	rc = memory_update(r->memory, in_flight, releasing, have_scrub, scrub_pending);
+	publish = reaper_followed(r, now) || now - r->memory_mono >= REAPER_UNFOLLOWED_MS;
+	rc = memory_update(r->memory, in_flight, releasing, have_scrub, scrub_pending, publish);
+	if (publish)
+		r->memory_mono = now;	/* a failure is memory_failing's to retry */
 	if (rc && !r->memory_failing)
 		log_warning("could not publish " LAYOUT_MEMORY_DIR ": %s", strerror(-rc));
 	else if (!rc && r->memory_failing)
@@ -818,6 +824,10 @@ int64_t reaper_next_deadline(const struct reaper *r)
 		reaper_consider(&next, backoff_gate(&job->retry, expiry));
 	}
 	reaper_consider(&next, scrub_next_probe(r->scrub));
+	/* A reading held back (a zombie's releasing gone to 0, say) is
+	 * published within its bound even if no sample comes. */
+	if (memory_behind(r->memory))
+		reaper_consider(&next, r->memory_mono + REAPER_UNFOLLOWED_MS);
 	reaper_consider(&next, metrics_next_deadline(r->metrics));
 	if (r->rescan)
 		reaper_consider(&next, r->hv_failing.next_mono);
@@ -1174,6 +1184,19 @@ void reaper_stop(struct reaper *r)
 			    strerror(-rc));
 }
 
+/* A client pinged: it follows the figures.  One that starts to follow
+ * gets them fresh at once, not up to REAPER_UNFOLLOWED_MS old. */
+static void reaper_follow(struct reaper *r)
+{
+	int64_t now = clock_mono_ms();
+
+	if (!reaper_followed(r, now)) {
+		r->next_sample_mono = now;
+		r->memory_mono = 0;
+	}
+	r->followed_until_mono = now + REAPER_FOLLOW_MS;
+}
+
 int reaper_handle_store_events(struct reaper *r)
 {
 	bool requests = false, domains = false, self = false, pings = false, names;
@@ -1202,9 +1225,11 @@ int reaper_handle_store_events(struct reaper *r)
 		reaper_check_tree(r);
 	if (pings) {
 		rc = liveness_answer(r->store);
-		if (rc)
+		if (rc < 0)
 			log_warning("answering the clients waiting under " LAYOUT_PING_DIR ": %s",
 				    strerror(-rc));
+		else if (rc > 0)
+			reaper_follow(r);
 	}
 	if (requests && !r->stopping) {
 		rc = intake_requests(r);

@@ -49,18 +49,26 @@ static const struct hv_domain *teardown_own_stubdom(const struct job *job,
 	return d && !memcmp(d->uuid, job->stubdom_uuid, HV_UUID_LEN) ? d : NULL;
 }
 
-/* Publish JOB's progress nodes in one transaction, so that no reader
- * pairs one sample's pages-left with another's rate (a rate seeded at the
- * start is there from the first count on); a failure leaves it for
- * reaper_republish(). */
+/* Publish those of JOB's progress nodes that changed: one alone as a plain
+ * write, which xenstore applies atomically, more in one transaction, so
+ * that no reader pairs one sample's pages-left with another's rate (a
+ * rate seeded at the start is there from the first count on); a failure
+ * leaves it for reaper_republish(). */
 static void teardown_publish_progress(struct reaper *r, struct job *job)
 {
-	store_tx tx;
+	store_tx tx = STORE_TX_NONE;
+	unsigned unshown;
+	bool urgent;
 	int rc;
 
-	rc = store_tx_start(r->store, &tx);
-	if (!rc) {
+	job->progress_mono = clock_mono_ms();
+	unshown = job_progress_unshown(job, &urgent);
+	if (!unshown)
+		return;
+	rc = unshown > 1 ? store_tx_start(r->store, &tx) : 0;
+	if (!rc)
 		rc = job_publish_progress(job, r->store, tx);
+	if (tx != STORE_TX_NONE) {
 		if (rc)
 			store_tx_end(r->store, tx, true);
 		else
@@ -538,6 +546,19 @@ void teardown_take_back(struct reaper *r, struct job *job, const char *how)
 		  (clock_mono_ms() - job->submitted_mono) / 1000.0);
 }
 
+/* Whether JOB's sampled progress is to be published at NOW: at every
+ * sample while a client follows (reaper_followed), otherwise once
+ * REAPER_UNFOLLOWED_MS has passed since it was last brought up to date,
+ * and at once for what a one-shot reader must not miss (stalled). */
+static bool teardown_progress_due(const struct reaper *r, const struct job *job, int64_t now)
+{
+	bool urgent;
+
+	if (!job_progress_unshown(job, &urgent))
+		return false;
+	return urgent || reaper_followed(r, now) || now - job->progress_mono >= REAPER_UNFOLLOWED_MS;
+}
+
 void teardown_sample(struct reaper *r)
 {
 	const struct hv_domain *domains, *d;
@@ -552,7 +573,8 @@ void teardown_sample(struct reaper *r)
 			continue;
 		d = teardown_own_domain(job, domains, n);
 		before = job->pages_left;
-		if (job_sample(job, now, d ? d->tot_pages : 0))
+		job_sample(job, now, d ? d->tot_pages : 0);
+		if (teardown_progress_due(r, job, now))
 			teardown_publish_progress(r, job);
 		teardown_check_stuck(r, job, now, job->pages_left < before);
 	}

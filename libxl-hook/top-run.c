@@ -12,12 +12,15 @@
  * mode, and restores both on `q`, SIGINT and SIGTERM; the signal handlers
  * only set flags, which ppoll's signal mask makes race-free.  Elsewhere
  * (a pipe, a file) it prints plain lines, one for each summary or job
- * line that changed, with the time.  It deliberately does not poll on a
- * timer, so a daemon killed without a word (SIGKILL leaves daemon/state
- * "running") shows as running until the next change, and the time left is
- * the daemon's last figure, not counted down here; it does not handle
- * SIGTSTP (suspending leaves the alternate screen up until `fg`) and
- * never writes to xenstore.
+ * line that changed, with the time.  While a teardown is under way it
+ * pings the daemon every TOP_PING_MS, as a waiting client does
+ * (daemon/liveness.c): the daemon then publishes the figures at every
+ * sample instead of every few seconds.  Otherwise it neither writes nor
+ * wakes on a timer, so a daemon killed without a word (SIGKILL leaves
+ * daemon/state "running") shows as running until the next change, and
+ * the time left is the daemon's last figure, not counted down here; it
+ * does not handle SIGTSTP (suspending leaves the alternate screen up
+ * until `fg`).
  */
 #include <errno.h>
 #include <poll.h>
@@ -39,6 +42,7 @@
 #include "xenreaper-layout.h"
 
 #define TOP_TOKEN "xenreaper-top"
+#define TOP_PING_MS 2000
 #define TOP_ENTER "\033[?1049h\033[?25l\033[H\033[2J"	/* alternate screen, no cursor */
 #define TOP_LEAVE "\033[?25h\033[?1049l"
 
@@ -70,6 +74,10 @@ struct top_run {
 	bool drawn;			/* SHOWN holds what is on screen */
 	bool read_all, read_header;
 	uint8_t dirty[XENREAPER_DOMID_MAX / 8 + 1];	/* jobs to read again */
+	char ping_path[64];		/* top_follow's ping, while ping_out */
+	bool ping_out;
+	unsigned ping_seq;
+	int64_t next_ping_ms;
 	char *why;
 	size_t why_len;
 };
@@ -189,6 +197,59 @@ static int top_drain(struct top_run *r)
 		}
 		free(event);
 	}
+}
+
+static int64_t top_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void top_ping_cancel(struct top_run *r)
+{
+	if (r->ping_out)
+		xs_rm(r->xs, XBT_NULL, r->ping_path);
+	r->ping_out = false;
+	r->next_ping_ms = 0;
+}
+
+/*
+ * While something is under way, ping as a waiting client does, so that
+ * the daemon publishes the figures at every sample: the next ping
+ * TOP_PING_MS after this one, and only once this one is answered, so a
+ * daemon that does not answer (or an older one, with no ping/) gets no
+ * pile of them.  Returns how long ppoll may sleep in ms, -1: no bound.
+ */
+static int64_t top_follow(struct top_run *r)
+{
+	int64_t now = top_mono_ms();
+	unsigned len;
+	char *text;
+
+	if (!top_view_under_way(&r->view)) {
+		top_ping_cancel(r);
+		return -1;
+	}
+	if (now < r->next_ping_ms)
+		return r->next_ping_ms - now;
+	r->next_ping_ms = now + TOP_PING_MS;
+	if (r->ping_out) {
+		text = xs_read(r->xs, XBT_NULL, r->ping_path, &len);
+		free(text);
+		if (text)
+			return TOP_PING_MS;	/* not answered yet */
+		r->ping_out = false;
+	}
+	text = xs_read(r->xs, XBT_NULL, XENREAPER_PING_DIR, &len);
+	free(text);
+	if (!text)
+		return TOP_PING_MS;
+	snprintf(r->ping_path, sizeof(r->ping_path), XENREAPER_PING_DIR "/%ld-top-%u", (long)getpid(),
+		 ++r->ping_seq);
+	r->ping_out = xs_write(r->xs, XBT_NULL, r->ping_path, "top", 3);
+	return TOP_PING_MS;
 }
 
 static void top_size(unsigned *cols, unsigned *rows)
@@ -371,7 +432,9 @@ int top_run(struct xenreaper *h, char *why, size_t len)
 	struct sigaction old[3];
 	sigset_t blocked, before;
 	struct pollfd fds[2];
+	struct timespec sleep_for;
 	bool watching = false;
+	int64_t sleep_ms;
 	int rc;
 
 	top_view_init(&r.view);
@@ -426,7 +489,10 @@ int top_run(struct xenreaper *h, char *why, size_t len)
 				continue;
 			}
 		}
-		if (ppoll(fds, 2, NULL, &before) < 0 && errno != EINTR) {
+		sleep_ms = top_follow(&r);
+		sleep_for.tv_sec = sleep_ms / 1000;
+		sleep_for.tv_nsec = sleep_ms % 1000 * 1000000;
+		if (ppoll(fds, 2, sleep_ms < 0 ? NULL : &sleep_for, &before) < 0 && errno != EINTR) {
 			rc = top_fail(&r, -errno, "waiting for xenstore: %s", strerror(errno));
 			goto out;
 		}
@@ -450,6 +516,8 @@ int top_run(struct xenreaper *h, char *why, size_t len)
 	rc = -EINTR;
 out:
 	top_terminal_leave(&r);
+	if (r.xs)
+		top_ping_cancel(&r);
 	if (watching)
 		xs_unwatch(r.xs, XENREAPER_ROOT, TOP_TOKEN);
 	if (r.xs)

@@ -169,6 +169,14 @@ void top_view_drop(struct top_view *v, uint32_t domid)
 	v->n_jobs--;
 }
 
+bool top_view_under_way(const struct top_view *v)
+{
+	for (size_t i = 0; i < v->n_jobs; i++)
+		if (!top_final(v->jobs[i].state))
+			return true;
+	return v->head.releasing_pages > 0;
+}
+
 void top_columns_for(const struct xenreaper_status *jobs, size_t n, unsigned cols, int name_width,
 		     struct top_columns *c)
 {

@@ -64,6 +64,9 @@ void top_view_replace(struct top_view *v, struct xenreaper_status *jobs, size_t 
 int top_view_set(struct top_view *v, const struct xenreaper_status *st);
 /* Forget the job of DOMID (there is none any more). */
 void top_view_drop(struct top_view *v, uint32_t domid);
+/* Whether a job is not yet done or failed, or memory/releasing says
+ * something is still coming back: top then follows the figures. */
+bool top_view_under_way(const struct top_view *v);
 
 /* How the jobs' lines are laid out. */
 struct top_columns {

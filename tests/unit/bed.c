@@ -63,6 +63,32 @@ void bed_dispose(struct bed *b)
 	config_free(b->cfg);
 }
 
+static void bed_ping(struct bed *b)
+{
+	static unsigned seq;
+	char path[LAYOUT_PATH_LEN];
+
+	snprintf(path, sizeof(path), LAYOUT_PING_DIR "/bed-%u", ++seq);
+	fake_store_set(b->s, path, "following");
+	b->pinged_mono = clock_mono_ms();
+}
+
+void bed_follow(struct bed *b, bool follow)
+{
+	b->following = follow;
+	if (follow) {
+		bed_ping(b);
+		reaper_handle_store_events(b->r);
+	}
+}
+
+/* A following client pings again BED_PING_MS after its last. */
+static void bed_keep_following(struct bed *b)
+{
+	if (b->following && clock_mono_ms() - b->pinged_mono >= BED_PING_MS)
+		bed_ping(b);
+}
+
 /* Wait (real time) for a worker to finish, if one runs, and collect. */
 static void bed_collect(struct bed *b, int timeout_ms)
 {
@@ -75,6 +101,7 @@ static void bed_collect(struct bed *b, int timeout_ms)
 void bed_settle(struct bed *b)
 {
 	for (int round = 0; round < 50; round++) {
+		bed_keep_following(b);
 		reaper_handle_store_events(b->r);
 		reaper_tick(b->r);
 		if (fake_runner_idle(b->runner) && !reaper_busy(b->r))
@@ -92,6 +119,7 @@ static unsigned bed_run_loop(struct bed *b, int64_t ms, bool collect)
 	unsigned spins = 0;
 
 	for (int turns = 0; turns < 100000 && spins < 1000; turns++) {
+		bed_keep_following(b);
 		reaper_handle_store_events(b->r);
 		reaper_tick(b->r);
 		if (collect && reaper_busy(b->r)) {
@@ -99,6 +127,8 @@ static unsigned bed_run_loop(struct bed *b, int64_t ms, bool collect)
 			continue;
 		}
 		next = reaper_next_deadline(b->r);
+		if (b->following && (next < 0 || next > b->pinged_mono + BED_PING_MS))
+			next = b->pinged_mono + BED_PING_MS;	/* the client's wake-up */
 		if (next < 0 || next > end)
 			break;
 		b->wakeups++;

@@ -1,6 +1,7 @@
 /* bed: the daemon's core on the test doubles, driven the way main.c drives
  * it, for unit tests, the error-injection walk and the fuzzers. */
 #pragma once
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -16,7 +17,11 @@ struct bed {
 	struct reaper *r;
 	struct config *cfg;
 	unsigned wakeups;	/* bed_run: timer expiries with nothing but time passing */
+	bool following;		/* bed_follow */
+	int64_t pinged_mono;
 };
+
+#define BED_PING_MS 2000
 
 /* Fake clocks, store and hypervisor (the daemon runs in SELF), default
  * policy with MAX_JOBS teardowns at once and the worker pool for it. */
@@ -51,6 +56,10 @@ void bed_add_named(struct bed *b, uint32_t domid, uint64_t pages, uint32_t pool,
 void bed_other_toolstack_destroys(struct bed *b, uint32_t domid, uint64_t pages_held);
 /* Ask for the teardown of DOMID with the UUID of fake seed SEED. */
 void bed_request(struct bed *b, uint32_t domid, uint8_t seed);
+/* With FOLLOW, a client pings now and then every BED_PING_MS of the bed's
+ * runs, as `xenreaper --wait` and top do, and the daemon publishes the
+ * figures at every sample; without, it stops. */
+void bed_follow(struct bed *b, bool follow);
 /* Job DOMID's node LEAF, or NULL. */
 const char *bed_node(struct bed *b, uint32_t domid, const char *leaf);
 /* A policy from INI text, as the daemon would read it from a file. */

@@ -14,6 +14,7 @@
 #include "fake_store.h"
 #include "holders.h"
 #include "layout.h"
+#include "reaper-private.h"
 #include "tap.h"
 
 static char proc_root[] = "/tmp/test-handoff.XXXXXX";
@@ -49,6 +50,7 @@ static void test_memory_nodes(void)
 
 	bed_init(&b, 0, 1);
 	bed_start(&b);
+	bed_follow(&b, true);	/* a client waiting for memory */
 	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 3000);
 	fake_hv_add(b.hv, 5, 5, 100000, 0);
 	fake_hv_add(b.hv, 6, 6, 50000, 0);
@@ -94,6 +96,7 @@ static void test_memory_pool(void)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
+	bed_follow(&b, true);	/* a client waiting for memory */
 	fake_hv_add(b.hv, 5, 5, 32785, 0);
 	fake_hv_set_pool(b.hv, 5, 384);
 	fake_hv_add(b.hv, 6, 6, 1000, 0);	/* PV: no pool */
@@ -138,6 +141,7 @@ static void test_zombie_releasing(void)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
+	bed_follow(&b, true);	/* a client waiting for memory */
 	fake_hv_add(b.hv, 30, 30, 1000, 0);
 	fake_hv_make_zombie(b.hv, 30, 1000, 700);
 	bed_request(&b, 30, 30);
@@ -175,6 +179,30 @@ static void test_zombie_releasing(void)
 	bed_run(&b, 10000);
 	is_str(bed_node(&b, 31, "reason"), "orphan", "orphan: adopted");
 	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  its held pages, never seen falling, do not count");
+	bed_dispose(&b);
+}
+
+/* The same zombie with nobody following: its releasing still drops to 0,
+ * within 5 s of when it stopped counting (REAPER_UNFOLLOWED_MS), though no
+ * sample or retry comes in between. */
+static void test_zombie_unfollowed(void)
+{
+	int64_t start;
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 30, 30, 1000, 0);
+	fake_hv_make_zombie(b.hv, 30, 1000, 700);
+	bed_request(&b, 30, 30);
+	bed_settle(&b);
+	start = clock_mono_ms();
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 1000,
+	       "unfollowed zombie: releasing published as its teardown started, the 700 left held back");
+	bed_run(&b, XENREAPER_FALLING_MS + REAPER_UNFOLLOWED_MS);
+	ok(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing") == 0,
+	   "  and no longer %.1f s on, once they stopped falling", (clock_mono_ms() - start) / 1000.0);
 	bed_dispose(&b);
 }
 
@@ -244,6 +272,7 @@ int main(void)
 	test_memory_nodes();
 	test_memory_pool();
 	test_zombie_releasing();
+	test_zombie_unfollowed();
 	test_held_by();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", proc_root);
 	if (system(cmd))

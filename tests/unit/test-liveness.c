@@ -12,6 +12,7 @@
 #include "fake_hv.h"
 #include "fake_store.h"
 #include "layout.h"
+#include "liveness.h"
 #include "tap.h"
 
 /* Every xenstore call the daemon has made so far. */
@@ -51,6 +52,10 @@ static void test_answer(void)
 	fake_store_set(b.s, LAYOUT_PING_DIR "/101-1-1", "wait-free");
 	reaper_handle_store_events(b.r);
 	is_int(fake_store_count(b.s, LAYOUT_PING_DIR), 1, "two pings: both answered on the next events");
+	fake_store_set(b.s, LAYOUT_PING_DIR "/100-1-2", "wait 5");
+	fake_store_set(b.s, LAYOUT_PING_DIR "/101-1-2", "wait-free");
+	is_int(liveness_answer(b.s), 2, "liveness_answer counts the pings it answered (their clients follow)");
+	is_int(liveness_answer(b.s), 0, "  none when none waits");
 
 	/* A long teardown: the destroy holds the only worker. */
 	fake_hv_add(b.hv, 5, 5, 262144, 0);

@@ -320,6 +320,7 @@ static void test_big_host(void)
 	bed_init(&b, 0, 1);
 	bed_set_policy(&b, policy);
 	bed_start(&b);
+	bed_follow(&b, true);	/* the figures at every sample */
 	fake_hv_set_total(b.hv, host);
 	fake_hv_add(b.hv, 9, 9, total, 0);
 	fake_hv_hold_domain(b.hv, 9, true);

@@ -83,6 +83,7 @@ static void test_published(void)
 	bed_init(&b, 0, 1);
 	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
 	bed_start(&b);
+	bed_follow(&b, true);	/* the figures at every sample */
 	fake_hv_add(b.hv, 5, 5, 400000, 0);
 	fake_hv_hold(b.hv);
 	bed_request(&b, 5, 5);
@@ -117,6 +118,7 @@ static void test_published(void)
 	fake_hv_hold(b.hv);
 	bed_request(&b, 6, 6);
 	bed_start(&b);
+	bed_follow(&b, true);	/* the client pings the new daemon */
 	reaper_tick(b.r);
 	clock_advance(250);
 	reaper_tick(b.r);

@@ -13,6 +13,7 @@
 #include "fake_hv.h"
 #include "fake_store.h"
 #include "layout.h"
+#include "reaper-private.h"
 #include "reaper.h"
 #include "scrub.h"
 #include "tap.h"
@@ -63,6 +64,7 @@ static void test_progress(void)
 
 	bed_init(&b, 0, 1);
 	bed_start(&b);
+	bed_follow(&b, true);	/* the figures at every sample */
 	fake_hv_add(b.hv, 6, 6, 1000, 0);
 	fake_hv_hold(b.hv);
 	bed_request(&b, 6, 6);
@@ -85,6 +87,77 @@ static void test_progress(void)
 	fake_hv_release(b.hv);
 	bed_settle(&b);
 	is_str(bed_node(&b, 6, "state"), "done", "then done");
+	bed_dispose(&b);
+}
+
+/* Nobody follows: what the samples find is published at most
+ * REAPER_UNFOLLOWED_MS old, with not one request in between; a client's
+ * ping brings it up to date at once and then at every sample, until the
+ * client stops pinging. */
+static void test_progress_unfollowed(void)
+{
+	unsigned writes, txs;
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	b.cfg->scrub_probe = CONFIG_PROBE_NONE;
+	bed_start(&b);
+	fake_hv_add(b.hv, 6, 6, 1000, 0);
+	fake_hv_hold(b.hv);
+	bed_request(&b, 6, 6);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "1000",
+	       "unfollowed: memory/releasing published as the first teardown starts");
+	fake_hv_set_pages(b.hv, 6, 600);
+	writes = fake_store_calls(b.s, FAKE_STORE_WRITE);
+	txs = fake_store_calls(b.s, FAKE_STORE_TX_START);
+	for (int64_t t = 250; t < REAPER_UNFOLLOWED_MS; t += 250) {
+		clock_advance(250);
+		reaper_tick(b.r);
+	}
+	is_str(bed_node(&b, 6, "pages-left"), "1000", "  no sample published within 5 s");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "1000", "  nor memory/releasing");
+	is_int(fake_store_calls(b.s, FAKE_STORE_WRITE) - writes, 0, "  not one write in 19 samples");
+	is_int(fake_store_calls(b.s, FAKE_STORE_TX_START) - txs, 0, "  nor a transaction");
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 6, "pages-left"), "600", "  published once 5 s old");
+	is_str(bed_node(&b, 6, "progress"), "40", "  with its progress");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "600", "  and memory/releasing");
+	is_int(fake_store_calls(b.s, FAKE_STORE_TX_START) - txs, 1, "  in one transaction");
+	fake_hv_set_pages(b.hv, 6, 400);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 6, "pages-left"), "600", "  not again at the next sample");
+	bed_follow(&b, true);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 6, "pages-left"), "400", "a client's ping brings it up to date at once");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "400", "  memory/releasing too");
+	fake_hv_set_pages(b.hv, 6, 300);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 6, "pages-left"), "300", "  then at every sample while it follows");
+	bed_follow(&b, false);
+	/* Pinged 250 ms ago; samples to 5 s after it, still falling (a
+	 * stall would be published at once). */
+	for (int64_t t = 250, left = 300; t < REAPER_FOLLOW_MS; t += 250) {
+		fake_hv_set_pages(b.hv, 6, (uint64_t)(left -= 2));
+		clock_advance(250);
+		reaper_tick(b.r);
+	}
+	is_str(bed_node(&b, 6, "pages-left"), "264", "  up to the last sample within 5 s of its last ping");
+	fake_hv_set_pages(b.hv, 6, 200);
+	clock_advance(250);
+	reaper_tick(b.r);
+	is_str(bed_node(&b, 6, "pages-left"), "264", "once it stops pinging, no longer at every sample");
+	bed_run_busy(&b, REAPER_UNFOLLOWED_MS);
+	is_str(bed_node(&b, 6, "pages-left"), "200", "  but within 5 s");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	is_str(bed_node(&b, 6, "state"), "done", "then done");
+	is_str(bed_node(&b, 6, "pages-left"), "0", "  with pages-left 0 at once");
+	is_str(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/releasing"), "0", "  and memory/releasing 0");
 	bed_dispose(&b);
 }
 
@@ -211,6 +284,9 @@ static void test_zombie(void)
 
 	bed_init(&b, 0, 1);
 	bed_start(&b);
+	/* Followed, memory/ is brought up to date at every turn: no deadline
+	 * of its own comes between the retries. */
+	bed_follow(&b, true);
 	fake_hv_add(b.hv, 30, 30, 1000, 0);
 	fake_hv_make_zombie(b.hv, 30, 3, 50);
 	bed_request(&b, 30, 30);
@@ -902,6 +978,7 @@ int main(void)
 	test_start();
 	test_teardown();
 	test_progress();
+	test_progress_unfollowed();
 	test_refusals();
 	test_guard_at_start();
 	test_one_at_a_time();

@@ -238,6 +238,22 @@ static void test_view(void)
 	}
 	ok(v.n_jobs == 42 && v.jobs[41].domid == 139 && v.jobs[2].domid == 100,
 	   "the view grows past its first allocation, still sorted");
+	ok(top_view_under_way(&v), "a job destroying: under way (top follows the figures)");
+	top_view_free(&v);
+	top_view_init(&v);
+	v.head.releasing_pages = -1;
+	ok(!top_view_under_way(&v), "no job, nothing releasing: not under way (top neither pings nor wakes)");
+	st = job(3, "x", XENREAPER_STATE_DONE, "done");
+	top_view_set(&v, &st);
+	st = job(4, "y", XENREAPER_STATE_FAILED, "failed");
+	top_view_set(&v, &st);
+	ok(!top_view_under_way(&v), "  nor with jobs done and failed only");
+	v.head.releasing_pages = 1000;
+	ok(top_view_under_way(&v), "  but with memory/releasing above 0");
+	v.head.releasing_pages = 0;
+	st = job(5, "z", XENREAPER_STATE_SCRUBBING, "scrubbing");
+	top_view_set(&v, &st);
+	ok(top_view_under_way(&v), "  or a job scrubbing");
 	top_view_free(&v);
 }
 

@@ -23,7 +23,7 @@
  *   xbtool wait-gone DOMID MS      wait until DOMID is gone; print ms waited
  *   xbtool wait-below DOMID PAGES MS  wait until DOMID holds fewer than PAGES
  *                                  (a teardown is under way); print tot_pages
- *   xbtool sample-job DOMID MS FILE  every 20 ms until the job is done or
+ *   xbtool sample-job DOMID MS FILE  (following: it pings) every 20 ms until the job is done or
  *                                  failed (or MS passed), append
  *                                  "ms state pages-left rate wall-ms" to
  *                                  FILE (the first three read in one
@@ -518,8 +518,37 @@ static int floor_destroy(char **args)
 
 /* A shell loop of xenstore-read manages a sample every few hundred ms
  * under emulation; this takes one every 20 ms, in one process. */
+/* Ping as a following client does (daemon/liveness.c), every 2 s once the
+ * last ping was answered, so that the daemon publishes at every sample. */
+struct follow {
+	char path[96];
+	unsigned seq;
+	bool out;
+	int64_t next_ms;
+};
+
+static void follow_turn(struct xs_handle *xsh, struct follow *f)
+{
+	int64_t now = now_ms(CLOCK_MONOTONIC);
+	unsigned len;
+	char *value;
+
+	if (now < f->next_ms)
+		return;
+	if (f->out) {
+		value = xs_read(xsh, XBT_NULL, f->path, &len);
+		free(value);
+		if (value)
+			return;		/* not answered yet */
+	}
+	snprintf(f->path, sizeof(f->path), "/tool/xenreaper/ping/%ld-xbtool-%u", (long)getpid(), ++f->seq);
+	f->out = xs_write(xsh, XBT_NULL, f->path, "xbtool", 6);
+	f->next_ms = now + 2000;
+}
+
 static int sample_job(const char *domid, int64_t limit, const char *file)
 {
+	struct follow follow = { .out = false };
 	struct xs_handle *xsh = xs_open(0);
 	char path[128], *state, *left, *rate;
 	int64_t start = now_ms(CLOCK_MONOTONIC);
@@ -538,7 +567,10 @@ static int sample_job(const char *domid, int64_t limit, const char *file)
 	}
 	while (!done && now_ms(CLOCK_MONOTONIC) - start < limit) {
 		/* One transaction: the count and the rate of one publication. */
-		xs_transaction_t t = xs_transaction_start(xsh);
+		xs_transaction_t t;
+
+		follow_turn(xsh, &follow);
+		t = xs_transaction_start(xsh);
 
 		snprintf(path, sizeof(path), "/tool/xenreaper/job/%s/state", domid);
 		state = xs_read(xsh, t, path, &len);
@@ -557,6 +589,8 @@ static int sample_job(const char *domid, int64_t limit, const char *file)
 		free(rate);
 		usleep(20000);
 	}
+	if (follow.out)
+		xs_rm(xsh, XBT_NULL, follow.path);
 	fclose(out);
 	xs_close(xsh);
 	return done ? 0 : 1;
