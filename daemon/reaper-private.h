@@ -160,6 +160,9 @@ int64_t teardown_retry_deadline(const struct reaper *r, const struct job *job, i
 bool teardown_needs_sampling(const struct reaper *r);
 /* Read tot_pages of every running teardown and publish what fell. */
 void teardown_sample(struct reaper *r);
+/* A client started to follow: publish what the last samples found, at
+ * once (the sampling keeps its pace). */
+void teardown_catch_up(struct reaper *r);
 /* Measure the scrub backlog, publish each counted job's share, and finish
  * the sync jobs whose share has drained. */
 void teardown_probe_scrub(struct reaper *r);

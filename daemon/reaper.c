@@ -1185,16 +1185,18 @@ void reaper_stop(struct reaper *r)
 }
 
 /* A client pinged: it follows the figures.  One that starts to follow
- * gets them fresh at once, not up to REAPER_UNFOLLOWED_MS old. */
+ * gets the last sample's at once, not up to REAPER_UNFOLLOWED_MS old
+ * (memory/ at this turn's tick). */
 static void reaper_follow(struct reaper *r)
 {
 	int64_t now = clock_mono_ms();
+	bool started = !reaper_followed(r, now);
 
-	if (!reaper_followed(r, now)) {
-		r->next_sample_mono = now;
+	r->followed_until_mono = now + REAPER_FOLLOW_MS;
+	if (started) {
+		teardown_catch_up(r);
 		r->memory_mono = 0;
 	}
-	r->followed_until_mono = now + REAPER_FOLLOW_MS;
 }
 
 int reaper_handle_store_events(struct reaper *r)

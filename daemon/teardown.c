@@ -580,6 +580,13 @@ void teardown_sample(struct reaper *r)
 	}
 }
 
+void teardown_catch_up(struct reaper *r)
+{
+	for (struct job *job = r->jobs; reaper_under_way(r, job); job = job->next)
+		if (job->in_runner)
+			teardown_publish_progress(r, job);
+}
+
 void teardown_probe_scrub(struct reaper *r)
 {
 	int rc;
