@@ -1,5 +1,6 @@
 /* Unit tests for daemon/job.c: the state machine, progress, publish/load. */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "clock.h"
 #include "fake_hv.h"
@@ -124,6 +125,7 @@ static void test_publish_changed_only(void)
 	char path[LAYOUT_PATH_LEN];
 	store_tx tx;
 	unsigned before;
+	bool urgent;
 
 	clock_set_fake(5000, 1700000100123);
 	job->pages_total = job->pages_left = 1000;
@@ -132,12 +134,26 @@ static void test_publish_changed_only(void)
 	before = store_changes(s);
 	ok(job_publish_state(job, s, STORE_TX_NONE) == 0, "publish the state again, nothing changed");
 	is_int(store_changes(s) - before, 0, "  no request made");
+	is_int(job_progress_unshown(job, &urgent), 0, "nothing unshown after a publish");
+	ok(!urgent, "  nor urgent");
 	job_set_pages_left(job, 400);
+	is_int(job_progress_unshown(job, &urgent), 2, "pages-left fell: two nodes unshown (pages-left, progress)");
+	ok(!urgent, "  a figure, not urgent");
 	before = store_changes(s);
 	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "a sample: pages-left fell");
 	is_int(store_changes(s) - before, 2, "  two requests: pages-left and progress");
 	layout_job_path(path, 13, "pages-left");
 	is_str(fake_store_get(s, path), "400", "  pages-left written");
+	job_set_pages_left(job, 399);
+	is_int(job_progress_unshown(job, &urgent), 1, "one page more: pages-left alone unshown (progress still 60)");
+	snprintf(job->eta_text, sizeof(job->eta_text), "stalled");
+	is_int(job_progress_unshown(job, &urgent), 2, "a stall: eta unshown too");
+	ok(urgent, "  and urgent: a one-shot reader must see it");
+	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "published");
+	job->eta_text[0] = '\0';
+	job_progress_unshown(job, &urgent);
+	ok(urgent, "no longer stalled: urgent too");
+	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "published");
 
 	/* A transaction that fails: its writes never happened, and the next
 	 * publish must not take them as made. */
@@ -146,7 +162,7 @@ static void test_publish_changed_only(void)
 	ok(job_publish_progress(job, s, tx) == 0, "a sample in a transaction");
 	fake_store_fail_commits(s, 1);
 	ok(store_tx_end(s, tx, false) == -EAGAIN, "  whose commit fails");
-	is_str(fake_store_get(s, path), "400", "  pages-left still 400 in xenstore");
+	is_str(fake_store_get(s, path), "399", "  pages-left still 399 in xenstore");
 	job_shown_forget(job);
 	ok(job_publish_progress(job, s, STORE_TX_NONE) == 0, "published again after forgetting");
 	is_str(fake_store_get(s, path), "100", "  pages-left 100 now");
