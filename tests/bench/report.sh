@@ -182,13 +182,8 @@ goals_issue18() {
 	echo
 	echo "| goal | \`xl destroy\` | xenreaperd | verdict |"
 	echo "|---|---|---|---|"
-	echo "| resched IPIs (RES) per 512 MiB teardown nobody follows ≤ xl's | $(attr_runs xen-attr-res.csv xl | spread) | $(attr_runs xen-attr-res.csv daemon | spread) | $(at_most "$res_d" "$res_xl") |"
-	echo "| system calls per 512 MiB teardown nobody follows (\`strace -f\`) ≤ xl's | $(attr_runs xen-attr-syscalls.csv xl | spread) | $(attr_runs xen-attr-syscalls.csv daemon | spread) | $(at_most "$sc_d" "$sc_xl") |"
-	if [ -n "$(attr_runs xen-attr-res.csv daemon-followed)" ]; then
-		res_f=$(attr_runs xen-attr-res.csv daemon-followed | median) sc_f=$(attr_runs xen-attr-syscalls.csv daemon-followed | median)
-		echo "| resched IPIs (RES) per 512 MiB teardown a client follows (\`xenreaper destroy --wait\`, its own IPIs counted) ≤ 1.2× xl's | $(attr_runs xen-attr-res.csv xl | spread) | $(attr_runs xen-attr-res.csv daemon-followed | spread) | $(goal "$res_f" "$res_xl" 1.2) |"
-		echo "| system calls per 512 MiB teardown a client follows (the daemon's; the client's not counted) ≤ 1.2× xl's | $(attr_runs xen-attr-syscalls.csv xl | spread) | $(attr_runs xen-attr-syscalls.csv daemon-followed | spread) | $(goal "$sc_f" "$sc_xl" 1.2) |"
-	fi
+	echo "| resched IPIs (RES) per 512 MiB teardown ≤ xl's | $(attr_runs xen-attr-res.csv xl | spread) | $(attr_runs xen-attr-res.csv daemon | spread) | $(at_most "$res_d" "$res_xl") |"
+	echo "| system calls per 512 MiB teardown (\`strace -f\`) ≤ xl's | $(attr_runs xen-attr-syscalls.csv xl | spread) | $(attr_runs xen-attr-syscalls.csv daemon | spread) | $(at_most "$sc_d" "$sc_xl") |"
 	set -- $(lat_pooled xl busy)
 	p99_xl=${1:-} n_xl=${2:-0}
 	set -- $(lat_pooled xl idle)
@@ -232,7 +227,7 @@ goals_issue18() {
 		if [ $t = normal ]; then echo .; else printf '; '; fi
 	done
 	echo
-	set -- $(tail -n +2 "$out/xen-attr-paths.csv" | awk -F, '$1 == "daemon" { n[$3] += $5; r[$2] = 1 }
+	set -- $(tail -n +2 "$out/xen-attr-paths.csv" | awk -F, '{ n[$3] += $5; r[$2] = 1 }
 		END { for (k in r) m++; printf "%.0f %.0f\n", n["main"] / m, n["worker"] / m }')
 	main_calls=$(attr_sum daemon main)
 	echo "What a miss is made of (the attribution section below): xenstored sent"
@@ -495,9 +490,8 @@ attr_sum() {
 		END { for (r in n) print n[r] }' |
 		sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
-for t in xl daemon daemon-followed; do
-	case $t in xl) l='`xl destroy`' ;; daemon) l=xenreaperd ;; *) l='xenreaperd, followed' ;; esac
-	grep -q "^$t," "$out/xen-attr-syscalls.csv" || continue
+for t in xl daemon; do
+	case $t in xl) l='`xl destroy`' ;; *) l=xenreaperd ;; esac
 	for role in main worker "other thread" child; do
 		c=$(attr_sum $t "$role")
 		[ -n "$c" ] || continue
@@ -517,10 +511,8 @@ EOF
 attr_ipis() {
 	awk -v c=$2 '$1 == "all" { m++ } $1 == c { n += $2 } END { printf "%.0f", m ? n / m : 0 }' "$tmp/ipis-$1"
 }
-for t in xl daemon daemon-followed; do
-	case $t in xl) l='`xl destroy`' own='^xl$' ;; daemon) l=xenreaperd own='^(xenreaperd|xr-teardown|xenreaper-teard)$' ;;
-	*) l='xenreaperd, followed' own='^(xenreaperd|xr-teardown|xenreaper-teard)$' ;; esac
-	grep -q "^$t," "$out/xen-attr-res.csv" || continue
+for t in xl daemon; do
+	case $t in xl) l='`xl destroy`' own='^xl$' ;; *) l=xenreaperd own='^(xenreaperd|xr-teardown)$' ;; esac
 	tail -n +2 "$out/xen-attr-ipis.csv" | awk -F, -v t=$t -v own="$own" '$1 == t {
 		c = $3 ~ own ? "own" : $3 == "xenstored" ? "xs" : $3 ~ /^(<idle>|ksoftirqd|kworker|rcu|migration|cpuhp)/ ? "kernel" : "harness"
 		n[$2 "," c] += $5; all[$2] += $5; runs[$2] = 1
@@ -539,7 +531,7 @@ done
 cat <<EOF
 
 xenreaperd's xenstore requests per teardown by path (domids and numbers
-as N; mean over the runs, nobody following; the main thread's, then the teardown workers'
+as N; mean over the runs; the main thread's, then the teardown workers'
 (threads before issue 39, the teardown process since), whose are
 libxl's), the most frequent:
 
@@ -547,7 +539,7 @@ libxl's), the most frequent:
 |---|---|---|
 EOF
 for role in main worker; do
-	tail -n +2 "$out/xen-attr-paths.csv" | awk -F, -v r=$role '$1 == "daemon" && $3 == r { n[$4] += $5; runs[$2] = 1 }
+	tail -n +2 "$out/xen-attr-paths.csv" | awk -F, -v r=$role '$3 == r { n[$4] += $5; runs[$2] = 1 }
 		END { for (k in runs) m++; for (k in n) printf "%.1f %s\n", n[k] / m, k }' | sort -rn | head -n 10 |
 		awk -v r=$role '{ printf "| %s | `%s` | %s |\n", r, $2, $1 }'
 done

@@ -1,12 +1,7 @@
 # Benchmark (issue 18, part 1): where a teardown's system calls and
 # resched IPIs come from, plain `xl destroy` beside xenreaperd (defaults),
 # one 512 MiB guest each, no devices (as 40-dom0's measure 5, whose totals
-# these break down; the guests of 58-guests carry the devices).  The
-# daemon twice: requested with a xenstore-write and followed by nobody
-# (tool daemon: it publishes the figures every 5 s), and requested by
-# `xenreaper destroy --wait`, which follows them (tool daemon-followed:
-# published at every sample; the client's own calls are not counted, its
-# IPIs are the harness's).
+# these break down; the guests of 58-guests carry the devices).
 #   System calls: strace -f -tt of the tearing-down process and its
 #   children, each thread given a role: the main thread, a teardown
 #   worker (the teardown process kept ready, xenreaper-teardown; a
@@ -26,7 +21,6 @@
 # xen-attr-res.csv (the RES count of /proc/interrupts over each traced
 # teardown, to set beside the sends traced).
 . $XB_LIB
-xb_clients
 RUNS=${XB_BENCH_RUNS:-2}
 MIB=${XB_BENCH_SYSCALL_MIB:-512}
 T=/sys/kernel/tracing
@@ -168,10 +162,8 @@ daemon_teardown() {
 		fail "daemon run $run: job $1 ended $(xb_state $1)"
 }
 
-# daemon_run RUN TOOL: TOOL daemon or daemon-followed.
 daemon_run() {
-	tool=$2
-	d=$(guest at-$tool-s$1)
+	d=$(guest at-daemon-s$1)
 	xb_daemon_start_fresh || fail "xenreaperd starts"
 	xb_daemon_ready || fail "no teardown process ready"
 	for t in /proc/$XB_DAEMON_PID/task/* $(pgrep -P $XB_DAEMON_PID | sed 's|.*|/proc/&/task/&|'); do
@@ -180,36 +172,25 @@ daemon_run() {
 	tg=$(xb_trace_targets)
 	strace -f -tt -s 64 -o /tmp/st.txt $tg 2>/tmp/st.err & st_pid=$!
 	xb_trace_attached /tmp/st.err "$tg" || fail "strace did not attach to xenreaperd and its teardown process"
-	teardown_by $tool $d
+	daemon_teardown $d
 	kill -INT $st_pid; wait $st_pid
 	# The threads libxl's contexts started meanwhile (libxenstore's
 	# readers) are still there; the forked children are gone.
 	for t in /proc/$XB_DAEMON_PID/task/*; do echo "${t##*/} $(cat $t/comm)"; done >> /tmp/tasks.txt
-	strace_summary $tool $1 $XB_DAEMON_PID
-	store_paths $tool $1 $XB_DAEMON_PID
-	d=$(guest at-$tool-i$1)
+	strace_summary daemon $1 $XB_DAEMON_PID
+	store_paths daemon $1 $XB_DAEMON_PID
+	d=$(guest at-daemon-i$1)
 	ipis_begin
-	teardown_by $tool $d
-	ipis_end $tool $1
+	daemon_teardown $d
+	ipis_end daemon $1
 	xb_daemon_stop
-}
-
-# teardown_by TOOL D: nobody following (a request), or a waiting client.
-teardown_by() {
-	case $1 in
-	daemon) daemon_teardown $2 ;;
-	*)
-		timeout 120 $XR destroy --wait $2 >/dev/null 2>&1 || fail "xenreaper destroy --wait $2"
-		[ "$(xb_state $2)" = done ] || fail "daemon-followed run $run: job $2 ended $(xb_state $2)" ;;
-	esac
 }
 
 xl list >/dev/null && strace -o /dev/null true && xenstore-read /local/domain/0/name >/dev/null || fail "warm-up"
 for run in $(seq 1 $RUNS); do
 	xl_run $run
-	daemon_run $run daemon
-	daemon_run $run daemon-followed
-	for tool in xl daemon daemon-followed; do
+	daemon_run $run
+	for tool in xl daemon; do
 		calls=$(awk -F, -v t=$tool -v r=$run '$1 == t && $2 == r { n += $5 } END { print n + 0 }' $SYS)
 		ipis=$(awk -F, -v t=$tool -v r=$run '$1 == t && $2 == r { n += $5 } END { print n + 0 }' $IPI)
 		xb_note "run $run $tool: $calls system calls, $ipis resched IPIs traced"
