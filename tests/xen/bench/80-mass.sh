@@ -121,7 +121,7 @@ run() {
 	for d in $doms; do pages=$((pages + $($XB_TOOL pages $d))); done
 	target=$(( $(xb_free_pages) + pages - 256 * N ))
 	gone=$(echo $doms | tr ' ' ',')
-	first=${doms%% *}; first=${first# }
+	set -- $doms; first=$1
 	case $tool in xl-*) ;; *)
 		xb_daemon_start_fresh || fail "xenreaperd starts"
 		xb_daemon_ready || fail "xenreaperd's teardown process gets ready"
