@@ -269,7 +269,7 @@ struct back_watch {
 	int64_t start, last_trace;
 	int64_t done_ms, back_ms;	/* -1 until seen */
 	char *node_path, *node_value;	/* -n: then wait for this node */
-	uint32_t gone_domids[16];	/* -g: the first of these to go */
+	uint32_t gone_domids[1024];	/* -g: the first of these to go (a whole host) */
 	unsigned n_gone;
 	int64_t gone_ms;		/* -1 until one is gone */
 };
