@@ -49,20 +49,18 @@ static const struct hv_domain *teardown_own_stubdom(const struct job *job,
 	return d && !memcmp(d->uuid, job->stubdom_uuid, HV_UUID_LEN) ? d : NULL;
 }
 
-/* Publish those of JOB's progress nodes that changed: one alone as a plain
+/* Publish those of JOB's progress nodes that changed (UNSHOWN of them,
+ * job_progress_unshown): one alone as a plain
  * write, which xenstore applies atomically, more in one transaction, so
  * that no reader pairs one sample's pages-left with another's rate (a
  * rate seeded at the start is there from the first count on); a failure
  * leaves it for reaper_republish(). */
-static void teardown_publish_progress(struct reaper *r, struct job *job)
+static void teardown_write_progress(struct reaper *r, struct job *job, unsigned unshown)
 {
 	store_tx tx = STORE_TX_NONE;
-	unsigned unshown;
-	bool urgent;
 	int rc;
 
 	job->progress_mono = clock_mono_ms();
-	unshown = job_progress_unshown(job, &urgent);
 	if (!unshown)
 		return;
 	rc = unshown > 1 ? store_tx_start(r->store, &tx) : 0;
@@ -80,6 +78,14 @@ static void teardown_publish_progress(struct reaper *r, struct job *job)
 		job_shown_forget(job);
 		reaper_set_dirty(r, job, true);
 	}
+}
+
+/* teardown_write_progress with what JOB's nodes do not show yet. */
+static void teardown_publish_progress(struct reaper *r, struct job *job)
+{
+	bool urgent;
+
+	teardown_write_progress(r, job, job_progress_unshown(job, &urgent));
 }
 
 /* What JOB's destroy left of the devices recorded before it: named in
@@ -546,24 +552,13 @@ void teardown_take_back(struct reaper *r, struct job *job, const char *how)
 		  (clock_mono_ms() - job->submitted_mono) / 1000.0);
 }
 
-/* Whether JOB's sampled progress is to be published at NOW: at every
- * sample while a client follows (reaper_followed), otherwise once
- * REAPER_UNFOLLOWED_MS has passed since it was last brought up to date,
- * and at once for what a one-shot reader must not miss (stalled). */
-static bool teardown_progress_due(const struct reaper *r, const struct job *job, int64_t now)
-{
-	bool urgent;
-
-	if (!job_progress_unshown(job, &urgent))
-		return false;
-	return urgent || reaper_followed(r, now) || now - job->progress_mono >= REAPER_UNFOLLOWED_MS;
-}
-
 void teardown_sample(struct reaper *r)
 {
 	const struct hv_domain *domains, *d;
 	int64_t now = clock_mono_ms();
 	uint64_t before;
+	unsigned unshown;
+	bool urgent;
 	size_t n;
 
 	if (reaper_domains(r, &domains, &n))
@@ -574,8 +569,13 @@ void teardown_sample(struct reaper *r)
 		d = teardown_own_domain(job, domains, n);
 		before = job->pages_left;
 		job_sample(job, now, d ? d->tot_pages : 0);
-		if (teardown_progress_due(r, job, now))
-			teardown_publish_progress(r, job);
+		/* Published at every sample while a client follows, otherwise
+		 * once REAPER_UNFOLLOWED_MS old, and at once what a one-shot
+		 * reader must not miss (stalled). */
+		unshown = job_progress_unshown(job, &urgent);
+		if (unshown && (urgent || reaper_followed(r, now) ||
+				now - job->progress_mono >= REAPER_UNFOLLOWED_MS))
+			teardown_write_progress(r, job, unshown);
 		teardown_check_stuck(r, job, now, job->pages_left < before);
 	}
 }
