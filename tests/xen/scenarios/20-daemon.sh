@@ -34,8 +34,15 @@ xb_phase "a careless 'xenstore-rm /tool/xenreaper'"
 # --- a 2 GiB guest, progress sampled while it goes
 domid=$(xb_guest big 2048) || { xb_not_ok "create 2 GiB guest"; xb_done; }
 rm -f /tmp/samples
+# The sampler starts, and pings, before the request: a 2 GiB teardown can
+# be over before a sampler started after it reads once (CI saw one line),
+# and xenstored hands the daemon the ping before the request, so it
+# publishes at every sample from the job's first on.
+$XB_TOOL sample-job $domid 60000 /tmp/samples & sampler=$!
+i=0
+while [ ! -s /tmp/samples ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 xb_request $domid
-$XB_TOOL sample-job $domid 60000 /tmp/samples
+wait $sampler
 xb_is "$(xb_state $domid)" done "2 GiB job ends done"
 xb_is "$(xb_read $XB_ROOT/job/$domid/pages-left)" 0 "pages-left reaches 0"
 xb_is "$(xb_read $XB_ROOT/job/$domid/progress)" 100 "progress reaches 100"
