@@ -43,7 +43,7 @@
 RUNS=${XB_BENCH_RUNS:-1}
 GUEST_MIB=${XB_BENCH_SCRUB_MIB:-1024}
 CSV=/tmp/xen-scrub-source.csv
-echo "xen,scrub_cap,run,guest_mib,sync_console_lines,deferred_console_lines,sync_request_to_done_ms,sync_request_to_clean_ms,sync_done_over_clean,poller,poller_readings,deferred_samples,deferred_mean_abs_diff,deferred_max_abs_diff,deferred_hv_peak,deferred_probes,deferred_at_probe_mean_abs_diff,physinfo_us,heap_dump_us,heap_dump_lines" > $CSV
+echo "xen,scrub_cap,run,guest_mib,sync_console_lines,deferred_console_lines,sync_request_to_done_ms,sync_request_to_clean_ms,sync_done_over_clean,poller,poller_readings,deferred_samples,deferred_mean_abs_diff,deferred_max_abs_diff,deferred_hv_peak,deferred_probes,deferred_at_probe_mean_abs_diff,physinfo_us,heap_dump_us,heap_dump_lines,deferred_nonzero_samples,deferred_within_interval,deferred_oldest_ms" > $CSV
 fail() {
 	xb_not_ok "$*"
 	[ -n "${poller:-}" ] && kill $poller 2>/dev/null
@@ -159,13 +159,30 @@ $(awk -v e=$end '$1 >= e - 1000 { w[++n] = $1; h[n] = $4 }
 		x = pv[i] - hv; if (x < 0) x = -x; sum += x }
 	      if (np) printf "%d %.0f\n", np, sum / np; else print "0 -" }' /tmp/scrub-compare.dat)
 EOF
+	# How old the published figure is while the backlog is non-zero (issue
+	# 40, part 3: within one progress interval).  After the job's end the
+	# backlog only falls, so a published P is the truth of the last sample
+	# j at or before this one whose figure was still >= P: its age is at
+	# most now - w[j] (one poll period over, at worst).  A sample whose
+	# hypervisor figure is already >= P shows a figure no older than it.
+	read aged within oldest <<EOF
+$(awk -v e=$end '{ w[++k] = $1; p[k] = $2; h[k] = $4 }
+	END { for (i = 1; i <= k; i++) {
+		if (w[i] < e || p[i] !~ /^[0-9]+$/ || h[i] + 0 <= 0) continue
+		n++; age = 0
+		if (h[i] + 0 < p[i] + 0) { j = i - 1; while (j >= 1 && h[j] + 0 < p[i] + 0) j--; age = j >= 1 ? w[i] - w[j] : -1 }
+		if (age < 0) unknown = 1; else if (age > max) max = age
+		if (age >= 0 && age <= 270) ok++ }
+	      if (n) printf "%d %d %s\n", n, ok, unknown ? "-" : max; else print "0 0 -" }' /tmp/scrub-compare.dat)
+EOF
+	xb_note "run $run: deferred: $aged samples while the backlog was non-zero, $within of them showing a figure at most 270 ms old (one 250 ms interval and a poll period); the oldest $oldest ms"
 	xb_note "run $run: deferred: $samples samples after the job's end: |published - hypervisor| mean $mean, max $max pages (hypervisor's peak $peak); $probes probe(s) published, |published - hypervisor at its probed time| mean $at_probe"
 	xb_phase "run $run: deferred published against the hypervisor"
 	# ---- the cost of one probe
 	cost=$($XB_TOOL probe-cost 20) || fail "xbtool probe-cost"
 	pi=$(field physinfo_us "$cost") hd=$(field h_us "$cost") hl=$(field h_lines "$cost")
 	xb_note "run $run: one probe: physinfo $pi us, heap dump $hd us ($hl console lines)"
-	echo "$xen,$cap,$run,$GUEST_MIB,$sync_lines,$deferred_lines,$to_done,$to_clean,$ratio,$kind,$readings,$samples,$mean,$max,$peak,$probes,$at_probe,$pi,$hd,$hl" >> $CSV
+	echo "$xen,$cap,$run,$GUEST_MIB,$sync_lines,$deferred_lines,$to_done,$to_clean,$ratio,$kind,$readings,$samples,$mean,$max,$peak,$probes,$at_probe,$pi,$hd,$hl,$aged,$within,$oldest" >> $CSV
 done
 xb_ok "$RUNS run(s) measured on Xen $xen (scrub_cap $cap)"
 xb_emit xen-scrub-source.csv $CSV
