@@ -21,7 +21,7 @@
 # DIR/.xenreaper-root says what the root was made of; a second run with the
 # same suite, mirror and packages reuses DIR without fetching anything.
 # It is made in DIR.new and renamed, so an interrupted run leaves no root
-# that looks whole.
+# that looks whole.  Two runs for one DIR take turns (DIR.lock).
 #
 # --build bind-mounts the source tree and BUILDDIR into DIR at the paths
 # they have on the host, so the build tree's absolute paths are the same on
@@ -191,5 +191,11 @@ case ${1:-} in
 --build) [ $# -eq 3 ] || usage; build_in_root "$2" "$3" ;;
 --debs) [ $# -eq 3 ] || usage; debs_in_root "$2" "$3" ;;
 -*|'') usage ;;
-*) [ $# -eq 2 ] || usage; make_root "$1" "$2" ;;
+*)	[ $# -eq 2 ] || usage
+	# One maker of a root at a time: scripts/quickstart starts one early,
+	# and root-420.sh's waits here for it, then reuses what it made.
+	mkdir -p "$(dirname "$2")"
+	exec 9> "$2.lock"
+	flock 9 || die "cannot lock $2.lock"
+	make_root "$1" "$2" ;;
 esac
