@@ -49,12 +49,12 @@ static const struct hv_domain *teardown_own_stubdom(const struct job *job,
 	return d && !memcmp(d->uuid, job->stubdom_uuid, HV_UUID_LEN) ? d : NULL;
 }
 
-/* Publish those of JOB's progress nodes that changed (UNSHOWN of them,
- * job_progress_unshown): one alone as a plain
- * write, which xenstore applies atomically, more in one transaction, so
- * that no reader pairs one sample's pages-left with another's rate (a
- * rate seeded at the start is there from the first count on); a failure
- * leaves it for reaper_republish(). */
+/* Publish those of JOB's progress nodes that changed, UNSHOWN of them
+ * (job_progress_unshown): one alone as a plain write, which xenstore
+ * applies atomically, more in one transaction, so that no reader pairs one
+ * sample's pages-left with another's rate (a rate seeded at the start is
+ * there from the first count on); a failure leaves it for
+ * reaper_republish(). */
 static void teardown_write_progress(struct reaper *r, struct job *job, unsigned unshown)
 {
 	store_tx tx = STORE_TX_NONE;

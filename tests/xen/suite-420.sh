@@ -1,9 +1,11 @@
 #!/bin/sh
 # make check's real-Xen suite on Debian 13's Xen 4.20 (issue 17), last
 # boot: the core scenarios again (teardowns, zombies, orphans, policy,
-# the client and the memory hand-off, SIGKILL at each kill moment) on 4.20's hypervisor, xenstored and libxl, with the project built inside a Debian
-# 13 root (tests/xen/make-root.sh: made from the host's mirror on the
-# first run, 2 to 3 minutes; cached in the build tree after).  The TAP
+# the client and the memory hand-off, SIGKILL at each kill moment) on
+# 4.20's hypervisor, xenstored and libxl, with the project built inside a
+# Debian 13 root (tests/xen/make-root.sh: made from the host's mirror on
+# the first run, 4 to 7 minutes, early by scripts/quickstart check;
+# cached in the build tree after).  The TAP
 # names carry the Xen dom0 saw ("xen-4.20.5-pre 20-daemon: ...").
 # XENBENCH=no skips it.
 [ "${XENBENCH:-yes}" = no ] && { echo "1..0 # SKIP XENBENCH=no"; exit 0; }

@@ -39,8 +39,7 @@ rm -f /tmp/samples
 # and xenstored hands the daemon the ping before the request, so it
 # publishes at every sample from the job's first on.
 $XB_TOOL sample-job $domid 60000 /tmp/samples & sampler=$!
-i=0
-while [ ! -s /tmp/samples ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+xb_check "the sampler reads, having pinged, before the request" xb_wait_log . 30 /tmp/samples
 xb_request $domid
 wait $sampler
 xb_is "$(xb_state $domid)" done "2 GiB job ends done"
