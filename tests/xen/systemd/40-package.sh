@@ -21,9 +21,10 @@
 # release.  upgrade leaves out the remove that waits for accepted
 # teardowns and its reinstall (two apt runs and a zombie), whose logic
 # tests/unit/test-maintscripts.sh covers case by case; release leaves out
-# the upgrade too, keeping what depends on the release: apt, dpkg,
-# systemd, the diversion against its xen-utils-common, the front against
-# its xl.  make check runs upgrade on Debian 12 and release on 13.
+# the upgrade and xen-utils-common's reinstall too, keeping what depends
+# on the release: apt, dpkg, systemd, the diversion against its
+# xen-utils-common, the front against its xl.  make check runs upgrade on
+# Debian 12 and release on 13.
 . $XB_LIB
 export DEBIAN_FRONTEND=noninteractive
 xl_was=$(readlink /usr/sbin/xl)
@@ -110,7 +111,7 @@ else
 fi
 rm -rf /usr/lib/xen-9.99
 base=$(xb_free_pages)
-d=$(xb_guest pkg1 1024) || xb_not_ok "xl create (through the front) a 1 GiB guest"
+d=$(xb_guest pkg1 128) || xb_not_ok "xl create (through the front) a 128 MiB guest"
 t0=$(xb_ms)
 xl destroy --async pkg1 > /tmp/destroy.out 2>&1; rc=$?
 xb_is "$rc" 0 "xl destroy --async pkg1 through /usr/sbin/xl ($(( $(xb_ms) - t0 )) ms)"
@@ -158,9 +159,13 @@ xb_check "  the service was restarted (pid $pid -> $pid2) and is active" \
 fi
 
 # --- xen-utils-common reinstalled under the diversion: dpkg writes its xl
-# to the diverted name (removed first, to see it come back), not over the front.
+# to the diverted name (removed first, to see it come back), not over the
+# front.  Not in release: how dpkg honours a diversion did not change
+# between the releases, and this dpkg run is the longest of the scenario
+# (53 s on 4.20); the install above shows the diversion taken against
+# each release's own xen-utils-common.
 xuc=$(ls $XB_DEBS/xen/xen-utils-common_*.deb 2>/dev/null | head -n 1)
-if [ -n "$xuc" ]; then
+if [ "$cases" != release ] && [ -n "$xuc" ]; then
 	rm /usr/libexec/xl
 	t0=$(xb_ms)
 	dpkg -i $xuc > /tmp/dpkg-xuc.out 2>&1; rc=$?
@@ -168,7 +173,7 @@ if [ -n "$xuc" ]; then
 	[ $rc -eq 0 ] || sed 's/^/XQTAP #   /' /tmp/dpkg-xuc.out | tail -n 10
 	xb_is "$(readlink /usr/libexec/xl)" "$xl_was" "  its xl was written to /usr/libexec/xl"
 	xb_is "$(readlink -f /usr/sbin/xl)" /usr/libexec/xenreaper/xl "  /usr/sbin/xl is still the front"
-else
+elif [ "$cases" != release ]; then
 	xb_note "no xen-utils-common package in $XB_DEBS/xen: its reinstall under the diversion was not tried"
 fi
 

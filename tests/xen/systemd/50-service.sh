@@ -31,7 +31,7 @@ xb_check "  saying which pid runs ($(head -c 120 /tmp/second.out))" grep -q "alr
 xb_is "$(xb_read $XB_ROOT/daemon/pid)" "$pid1" "  and daemon/pid still names the service's daemon"
 xb_is "$(systemctl show -p KillMode --value xenreaperd.service)" mixed "the unit stops with KillMode=mixed"
 
-d=$(xb_guest unit1 1024) || xb_not_ok "create 1 GiB guest"
+d=$(xb_guest unit1 256) || xb_not_ok "create a 256 MiB guest"
 xb_request $d
 xb_wait_state $d done 60
 xb_is "$(xb_state $d)" done "teardown through the service"
