@@ -15,9 +15,9 @@
  * the metrics (not published in xenstore): a claim made on a domain that
  * then died is never given back before Xen 4.22, and what is left once the
  * teardowns are over shows it.  Read while anything is in flight and
- * published as often as the caller says, at the first start and once
- * more when the last of it ends, then left alone: an idle daemon makes no
- * call at all.
+ * published as often as the caller says, at the first start, whenever
+ * releasing goes between zero and not, and once more when the last of it
+ * ends, then left alone: an idle daemon makes no call at all.
  * It does not decide what is in flight (reaper.c does) nor measure the
  * backlog (scrub.c).
  */
@@ -130,8 +130,12 @@ int memory_update(struct memory *m, bool in_flight, uint64_t releasing, bool hav
 					    .releasing_pages = releasing,
 					    .outstanding_pages = outstanding };
 	/* The backlog changes only with a probe, and a client waiting for
-	 * memory needs it as soon as it is measured. */
-	due = publish || !m->published || in_flight != m->was_in_flight;
+	 * memory needs it as soon as it is measured.  Releasing going from
+	 * nothing to something or back is what a one-shot reader must not
+	 * miss: in flight may stay true across teardowns (a backlog still
+	 * counted), and the cadence would leave it stale for a while. */
+	due = publish || !m->published || in_flight != m->was_in_flight ||
+	      (releasing == 0) != (m->releasing == 0);
 	if (due && (!m->published || free_pages != m->free))
 		rc = memory_write(m, "free", free_pages);
 	if (!rc && due && (!m->published || releasing != m->releasing))

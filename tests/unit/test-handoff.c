@@ -206,6 +206,58 @@ static void test_zombie_unfollowed(void)
 	bed_dispose(&b);
 }
 
+/* When job DOMID's pages last fell, on the monotonic clock. */
+static int64_t job_fell_mono(struct bed *b, uint32_t domid)
+{
+	const struct job *job = reaper_find_job(b->r, domid);
+
+	return job ? job->fell_mono : 0;
+}
+
+/* Releasing between zero and not is published at once, also while the
+ * memory picture stays in flight between teardowns (a backlog still
+ * counted): a stale 0 after a request, or a stale figure once the last
+ * zombie stopped counting, would mislead a one-shot reader. */
+static void test_releasing_unfollowed_edges(void)
+{
+	struct bed b;
+
+	bed_init(&b, 0, 1);
+	bed_start(&b);
+	fake_hv_set_scrub(b.hv, HV_SCRUB_HEAP_DUMP, 3000);
+	fake_hv_add(b.hv, 5, 5, 1000, 0);
+	bed_request(&b, 5, 5);
+	bed_settle(&b);
+	bed_run(&b, 10000);
+	is_str(bed_node(&b, 5, "state"), "done", "edges: a first teardown done");
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 0, "  nothing releasing after it");
+	ok(fake_store_get(b.s, LAYOUT_MEMORY_DIR "/scrub-pending") != NULL,
+	   "  its backlog still counted (the memory picture stays in flight)");
+	fake_hv_add(b.hv, 30, 30, 1000, 0);
+	fake_hv_make_zombie(b.hv, 30, 1000, 700);
+	fake_hv_hold(b.hv);
+	bed_request(&b, 30, 30);
+	reaper_handle_store_events(b.r);
+	reaper_tick(b.r);
+	is_int(node_u64(&b, LAYOUT_MEMORY_DIR "/releasing"), 1000,
+	       "  a second teardown's pages are releasing at once, not at the next publish");
+	fake_hv_release(b.hv);
+	bed_settle(&b);
+	clock_advance(REAPER_ZOMBIE_SETTLE_MS);
+	bed_settle(&b);
+	is_str(bed_node(&b, 30, "state"), "zombie", "  it ends a zombie");
+	while (node_u64(&b, LAYOUT_MEMORY_DIR "/releasing") != 0 &&
+	       clock_mono_ms() - job_fell_mono(&b, 30) < 2 * XENREAPER_FALLING_MS)
+		bed_run(&b, 100);
+	ok(clock_mono_ms() - job_fell_mono(&b, 30) < XENREAPER_FALLING_MS + 200,
+	   "  and releasing says 0 within a tick of its pages' falling window, %.1f s after they fell",
+	   (clock_mono_ms() - job_fell_mono(&b, 30)) / 1000.0);
+	fake_hv_remove(b.hv, 30);
+	fake_store_fire(b.s, "@releaseDomain");
+	bed_settle(&b);
+	bed_dispose(&b);
+}
+
 static void test_held_by(void)
 {
 	struct bed b;
@@ -273,6 +325,7 @@ int main(void)
 	test_memory_pool();
 	test_zombie_releasing();
 	test_zombie_unfollowed();
+	test_releasing_unfollowed_edges();
 	test_held_by();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", proc_root);
 	if (system(cmd))

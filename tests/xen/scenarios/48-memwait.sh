@@ -101,6 +101,10 @@ xb_is "$(xb_state $z)" zombie "torn down, it is a zombie"
 xb_note "  held-by: $(xb_read $XB_ROOT/job/$z/held-by)"
 last=$(xb_read $XB_ROOT/job/$z/last-release)
 xb_check "  last-release says when its pages last fell ($last)" test -n "$last"
+# Down to the helper's page in Xen and in the daemon's count: nothing
+# more can fall, so the 0 below is the last word on it.
+xb_wait_node $XB_ROOT/job/$z/pages-left 1 30 >/dev/null
+xb_is "$($XB_TOOL pages $z)/$(xb_read $XB_ROOT/job/$z/pages-left)" 1/1 "  down to the page the helper holds, in Xen and in pages-left"
 # The daemon looks again at the zombie's retries (1, 2, 4 s of back-off):
 # the first one after the 5 s window rewrites memory/releasing.
 xb_wait_node $XB_ROOT/memory/releasing 0 30 >/dev/null
@@ -109,8 +113,22 @@ xb_is "$(xb_state $z)" zombie "  while it is still a zombie"
 $XR --json wait-free 1T > /tmp/z48.json 2>&1; rc=$?
 sed 's/^/XQTAP #   /' /tmp/z48.json
 xb_is $rc 1 "wait-free 1T: cannot (exit 1)"
+xb_check "  its result says cannot, not an error" grep -q '^{"result":"cannot",' /tmp/z48.json
 xb_check "  with nothing releasing and no teardown counted: the zombie's pages do not count" \
 	grep -q '"releasing_pages":0,"teardowns":0,' /tmp/z48.json
+if ! grep -q '"releasing_pages":0,"teardowns":0,' /tmp/z48.json; then
+	# What there was to count, for whoever reads a failure.
+	xb_note "  at $(date +%s.%N): memory/releasing $(xb_read $XB_ROOT/memory/releasing)"
+	for j in $(xenstore-list $XB_ROOT/job); do
+		st=$(xb_read $XB_ROOT/job/$j/state)
+		case $st in done|failed) continue ;; esac
+		xb_note "  job $j: $st, last-release $(xb_read $XB_ROOT/job/$j/last-release), reason $(xb_read $XB_ROOT/job/$j/reason)"
+	done
+	xenstore-list $XB_ROOT/request 2>/dev/null | sed 's/^/XQTAP #   request: /'
+	$XB_TOOL list | sed 's/^/XQTAP #   /'
+	$XR --json wait-free 1T 2>&1 | sed 's/^/XQTAP #   again: /'
+	xb_daemon_log 40
+fi
 kill -TERM $holder; wait $holder 2>/dev/null
 xb_wait_node $XB_ROOT/job/$z/state done 60 >/dev/null
 xb_is "$(xb_state $z)" done "once the helper lets go, the zombie's job is done"
