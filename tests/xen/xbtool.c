@@ -41,7 +41,7 @@
  *                                  it sends the signal anyway, prints
  *                                  "saw=timeout" and exits 1.  With -r,
  *                                  "watching" goes to FILE once DOMID was
- *                                  first read (below only), so that a
+ *                                  first read (or PATH's watch set), so that a
  *                                  caller can start what it waits for
  *                                  only when it is sure to be seen
  *   xbtool stamp                   copy stdin to stdout, each line prefixed
@@ -257,7 +257,8 @@ static int domain_info(xc_interface *xch, uint32_t domid, xc_domaininfo_t *info)
 	return (got == 1 && info->domain == domid) ? 0 : -ESRCH;
 }
 
-static int node_wait(const char *path, const char *want, int64_t limit, char **seen);
+static int node_wait(const char *path, const char *want, int64_t limit, char **seen,
+		     const char *ready);
 
 /* What is being waited for while a teardown runs: the command (or the
  * floor's destroy call) to finish, and free pages to reach TARGET. */
@@ -386,7 +387,7 @@ static int time_command(bool until_free, char **args)
 		 * not polling, so xenstored is not kept busy meanwhile. */
 		char *seen = NULL;
 
-		if (!node_wait(w.node_path, w.node_value, 300000, &seen))
+		if (!node_wait(w.node_path, w.node_value, 300000, &seen, NULL))
 			node_ms = now_ms(CLOCK_MONOTONIC) - w.start;
 		free(seen);
 	}
@@ -616,9 +617,26 @@ static bool node_matches(const char *value, const char *want)
 	return false;
 }
 
+/* "watching" into FILE (NULL: nothing), for kill-when -r. */
+static int ready_write(const char *file)
+{
+	FILE *f;
+
+	if (!file)
+		return 0;
+	f = fopen(file, "w");
+	if (!f || fputs("watching\n", f) == EOF || fclose(f)) {
+		perror(file);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Wait, with a watch on PATH, until it satisfies WANT or LIMIT ms pass.
- * 0 with *SEEN (malloc'd, NULL if absent) set, -ETIMEDOUT, or -errno. */
-static int node_wait(const char *path, const char *want, int64_t limit, char **seen)
+ * 0 with *SEEN (malloc'd, NULL if absent) set, -ETIMEDOUT, or -errno.
+ * "watching" goes to READY (if not NULL) once the watch is set. */
+static int node_wait(const char *path, const char *want, int64_t limit, char **seen,
+		     const char *ready)
 {
 	struct xs_handle *xsh = xs_open(0);
 	int64_t start = now_ms(CLOCK_MONOTONIC), left;
@@ -635,6 +653,9 @@ static int node_wait(const char *path, const char *want, int64_t limit, char **s
 		rc = -errno;
 		goto out;
 	}
+	rc = ready_write(ready);
+	if (rc)
+		goto out;
 	pfd.fd = xs_fileno(xsh);
 	pfd.events = POLLIN;
 	for (;;) {
@@ -665,7 +686,7 @@ static int wait_node(const char *path, const char *want, int64_t limit)
 {
 	int64_t start = now_ms(CLOCK_MONOTONIC);
 	char *seen = NULL;
-	int rc = node_wait(path, want, limit, &seen);
+	int rc = node_wait(path, want, limit, &seen, NULL);
 
 	if (rc && rc != -ETIMEDOUT) {
 		fprintf(stderr, "xbtool: %s: %s\n", path, strerror(-rc));
@@ -675,21 +696,6 @@ static int wait_node(const char *path, const char *want, int64_t limit)
 	       rc ? "timeout" : seen ? seen : "-");
 	free(seen);
 	return rc ? 1 : 0;
-}
-
-/* "watching" into FILE (NULL: nothing), for kill-when -r. */
-static int ready_write(const char *file)
-{
-	FILE *f;
-
-	if (!file)
-		return 0;
-	f = fopen(file, "w");
-	if (!f || fputs("watching\n", f) == EOF || fclose(f)) {
-		perror(file);
-		return -EIO;
-	}
-	return 0;
 }
 
 /* `kill-when [-r FILE] PID SIG DELAY LIMIT node PATH VALUE | below DOMID PAGES` */
@@ -704,7 +710,7 @@ static int kill_when(char **args, const char *ready)
 	char saw[64], *seen = NULL;
 
 	if (!strcmp(args[4], "node")) {
-		rc = node_wait(args[5], args[6], limit, &seen);
+		rc = node_wait(args[5], args[6], limit, &seen, ready);
 		snprintf(saw, sizeof(saw), "%s", rc ? "timeout" : seen ? seen : "-");
 		free(seen);
 	} else {
@@ -1295,7 +1301,7 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[6], "node") || !strcmp(argv[6], "below")))
 		return kill_when(argv + 2, NULL);
 	if (!strcmp(argv[1], "kill-when") && argc == 11 && !strcmp(argv[2], "-r") &&
-	    !strcmp(argv[8], "below"))
+	    (!strcmp(argv[8], "node") || !strcmp(argv[8], "below")))
 		return kill_when(argv + 4, argv[3]);
 	if (!strcmp(argv[1], "stamp") && argc == 2)
 		return stamp();

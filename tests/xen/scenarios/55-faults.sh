@@ -137,8 +137,18 @@ for r in $(seq 1 $rounds); do
 	3)	delay=$(rand 6)
 		if [ $r -le 5 ]; then node=$XB_ROOT/job/$big/state want=destroying
 		else node=$XB_ROOT/job/$s1/state want=done; fi
+		# The watch is set before the request: a 512 MiB teardown can
+		# be over before a watcher started after it first looks.
+		rm -f $F/kill.ready
+		$XB_TOOL kill-when -r $F/kill.ready $pid 9 $delay 60000 node $node $want > $F/kill.out &
+		killer=$!
+		xb_wait_log '^watching$' 30 $F/kill.ready ||
+			xb_not_ok "round $r: the watcher of $node is set before the request"
 		xenstore-write $req
-		saw=$($XB_TOOL kill-when $pid 9 $delay 60000 node $node $want)
+		wait $killer
+		saw=$(cat $F/kill.out)
+		xb_check "round $r: killed when $want was seen ($saw)" \
+			sh -c "! grep -q 'saw=timeout' $F/kill.out"
 		moment="publish: ${node#$XB_ROOT/} = $want ($saw) +${delay} ms" ;;
 	4)	delay=$(rand 3000)
 		xenstore-write $req
