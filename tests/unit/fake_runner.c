@@ -32,7 +32,7 @@ struct fake_runner {
 	struct runner base;
 	struct hv *hv;
 	pthread_mutex_t lock;
-	struct fake_teardown *all;	/* every one started, until freed */
+	struct fake_teardown *all;	/* started, until reported and returned */
 	unsigned busy;
 	unsigned started;
 };
@@ -112,6 +112,26 @@ static int fake_runner_start(struct runner *runner, const struct runner_request 
 	return rc;
 }
 
+/* Join and free the teardowns reported whose thread has returned: an
+ * unjoined thread keeps its stack mapped, and runs of many thousand
+ * teardowns (bench-scale) would run out of mappings, and slow every walk
+ * of the list.  Called with the lock held; a returned thread no longer
+ * takes it. */
+static void fake_runner_prune(struct fake_runner *fr)
+{
+	struct fake_teardown **link = &fr->all, *t;
+
+	while ((t = *link)) {
+		if (t->collected && t->ended) {
+			*link = t->next;
+			pthread_join(t->thread, NULL);
+			free(t);
+		} else {
+			link = &t->next;
+		}
+	}
+}
+
 static int fake_runner_next_done(struct runner *runner, struct runner_result *out)
 {
 	struct fake_runner *fr = fake_runner_of(runner);
@@ -119,6 +139,7 @@ static int fake_runner_next_done(struct runner *runner, struct runner_result *ou
 	uint64_t count;
 
 	pthread_mutex_lock(&fr->lock);
+	fake_runner_prune(fr);
 	for (struct fake_teardown *t = fr->all; t; t = t->next)
 		if (!t->collected && (t->ended || t->killed))
 			found = t;	/* the oldest: the list is newest first */
