@@ -10,9 +10,8 @@
 # loops on every dom0 vCPU (Pool-0) and a spinning guest in p1.  There
 # the backlog hardly moves (482000 of a 2 GiB guest's 524288 pages still
 # pending at the probe after its release), so 512 MiB guests show it as
-# well.  The sync job's guest is 256 MiB: it waits for one CPU to scrub
-# them once the busy loops stop (Xen scrubs a node with one CPU at a
-# time), which took 30-40 s for 512 MiB under emulation.
+# well; the sync job then waits for one CPU to scrub them (Xen scrubs a
+# node with one CPU at a time), some 15 s under emulation.
 . $XB_LIB
 ncpu=$(xl info | awk '/^nr_cpus/ { print $3 }')
 if [ "${ncpu:-0}" -lt 3 ]; then
@@ -59,7 +58,7 @@ watch_job() {
 }
 
 def=$(xb_guest def 512) || xb_not_ok "create a 512 MiB guest in Pool-0"
-syn=$(xb_guest syn 256 'pool = "p1"') || xb_not_ok "create a 256 MiB guest in p1"
+syn=$(xb_guest syn 512 'pool = "p1"') || xb_not_ok "create a 512 MiB guest in p1"
 busy=
 for i in $(seq 1 $(nproc)); do nice -n 19 sh -c 'while :; do :; done' & busy="$busy $!"; done
 show_samples() { sed 's/^/XQTAP #     ms state share backlog: /' /tmp/watch.$1 | tail -n 12; }
@@ -113,7 +112,7 @@ xb_check "sync job seen in scrubbing with its share > 0 ($seen samples, max $(aw
 xb_is "$(xb_read $XB_ROOT/job/$syn/scrub-pages)" 0 "sync job done with scrub-pages 0"
 t_scrub=$(awk '$2 == "scrubbing" { print $1; exit }' /tmp/watch.$syn)
 t_done=$(awk '$2 == "done" { print $1; exit }' /tmp/watch.$syn)
-xb_note "sync 256 MiB: request to scrubbing ${t_scrub:-?} ms, to done ${t_done:-?} ms"
+xb_note "sync 512 MiB: request to scrubbing ${t_scrub:-?} ms, to done ${t_done:-?} ms"
 
 xb_phase "sync"
 # --- automatic teardown of preserved dead guests
