@@ -768,12 +768,15 @@ host.  Xen scrubs a node's pages on an idle CPU of that node, one CPU per
 node at a time (\`node_to_scrub\` in page_alloc.c); samples every 250 ms
 while the job was scrubbing.
 
-| guest on node | samples scrubbing | with its node's published backlog > 0 | with the other node's > 0 | published = the last heap dump's | done (ms) | last sample with its node dirty (ms) |
-|---|---|---|---|---|---|---|
+| guest on node | samples scrubbing | with its node's published backlog > 0 | with the other node's > 0 | the other node's, pages (min–max) | published = the last heap dump's | done (ms) | last sample with its node dirty (ms) |
+|---|---|---|---|---|---|---|---|
 EOF
 for n in 0 1; do
 	v() { awk -F, -v m=$1 -v n=$n '$1 == m && $2 == n { print $3 }' "$out/xen-numa.csv"; }
-	echo "| $n | $(v samples-scrubbing) | $(v published-own-node-nonzero) | $(v published-other-node-nonzero) | $(v published-equals-last-dump) | $(v done-ms) | $(v last-dirty-ms) |"
+	# A residue that does not move is not the freed node's scrub: its range.
+	other=$(awk -v n=$n '$1 == n && $7 == "scrubbing" { x = n == 0 ? $4 : $3; if (x == "-") next
+		if (lo == "" || x + 0 < lo + 0) lo = x; if (x + 0 > hi + 0) hi = x } END { print (lo == "" ? "–" : lo "–" hi) }' "$out/xen-numa.dat")
+	echo "| $n | $(v samples-scrubbing) | $(v published-own-node-nonzero) | $(v published-other-node-nonzero) | $other | $(v published-equals-last-dump) | $(v done-ms) | $(v last-dirty-ms) |"
 done
 cat <<EOF
 
