@@ -141,13 +141,17 @@ mass_shape() {
 		END { printf "%d guests of %d MiB (%d of them with a vif and a disk)", n, m, d }' "$out/xen-mass.csv"
 }
 mass_table() {
-	for m in blocked-ms first-gone-ms back-ms clean-ms dom0-cpu-ms xs-p99-us-idle xs-p99-us-busy daemon-peak-rss-kib teardown-processes-most; do
+	for m in blocked-ms first-gone-ms back-ms clean-ms dom0-cpu-ms teardown-cpu-ms xenstored-cpu-ms client-cpu-ms \
+		xs-p99-us-idle xs-p99-us-busy daemon-peak-rss-kib teardown-processes-most; do
 		case $m in
 		blocked-ms) label="caller blocked, ms" ;;
 		first-gone-ms) label="first domain gone, ms" ;;
 		back-ms) label="all memory back, ms" ;;
 		clean-ms) label="all memory clean, ms" ;;
 		dom0-cpu-ms) label="dom0 CPU until all back, ms" ;;
+		teardown-cpu-ms) label="of it, the teardown's own processes (every xl; or xenreaperd and its teardown processes), ms" ;;
+		xenstored-cpu-ms) label="of it, xenstored, ms" ;;
+		client-cpu-ms) label="of it, the resident xenstore client, ms" ;;
 		xs-p99-us-idle) label="xenstore p99 before, µs" ;;
 		xs-p99-us-busy) label="xenstore p99 during, µs" ;;
 		daemon-peak-rss-kib) label="daemon's peak RSS, KiB" ;;

@@ -15,7 +15,8 @@
 # the daemon's default policy.  For each: how long the caller was
 # blocked, the first domain gone, all memory back, the scrub backlog
 # drained (time to clean: key H, as the daemon reads it on Debian's Xen),
-# dom0's CPU until all memory was back (/proc/stat), and the xenstore p99
+# dom0's CPU until all memory was back (/proc/stat; of it, the teardown's
+# own processes', xenstored's and the resident client's), and the xenstore p99
 # of a resident client during it (xbtool xs-latency) against the 3 s
 # before.  For the daemon also: its peak RSS, the most teardown
 # processes at once, and that every job ended done.  Then, once each for
@@ -58,6 +59,27 @@ XB_DAEMON_LOG=/tmp/xenreaperd-mass.log
 # busy_ticks: dom0's CPU time so far, all vCPUs, in USER_HZ ticks (user,
 # nice, system, irq, softirq; not idle, iowait or steal).
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+# own_ticks PID / tree_ticks PID: a process's CPU ticks, without and with
+# those of the children it has waited for (and theirs).
+own_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
+tree_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 + $14 + $15 }'; }
+ms_of_ticks() { echo $(( $1 * 1000 / $(getconf CLK_TCK) )); }
+store_pid=$(cat /run/xenstore.pid 2>/dev/null || pidof oxenstored xenstored)
+# Where dom0's CPU went, beside the total: the teardown's own processes
+# (every xl destroy and what it waited for, from the shell that waited for
+# them; or xenreaperd and its teardown processes, from the daemon, whose
+# children they are), xenstored, and the resident client.
+cat > $W/xl-tree.sh <<'EOS'
+mode=$1; shift
+r=0 p=
+for d; do
+	if [ $mode = seq ]; then xl destroy $d || { r=1; break; }
+	else xl destroy $d & p="$p $!"; fi
+done
+for x in $p; do wait $x || r=1; done
+sed 's/.*) //' /proc/$$/stat | awk '{ print $14 + $15 }' > "$XL_TICKS"
+exit $r
+EOS
 # unscrubbed: the pages key H reports dirty (Debian's Xen has no other figure).
 unscrubbed() { $XB_TOOL physinfo -H | tr ' ' '\n' | sed -n 's/^h_unscrubbed=//p'; }
 # wait_clean MS: until key H reports nothing to scrub; prints the ms it took.
@@ -102,8 +124,8 @@ guests() {
 # teardown TOOL: the command that asks for every domain of $doms.
 teardown_cmd() {
 	case $1 in
-	xl-seq) echo "sh -c 'for d; do xl destroy \$d || exit 1; done' sh $doms" ;;
-	xl-par) echo "sh -c 'p=; for d; do xl destroy \$d & p=\"\$p \$!\"; done; r=0; for x in \$p; do wait \$x || r=1; done; exit \$r' sh $doms" ;;
+	xl-seq) echo "env XL_TICKS=$W/xl-ticks sh $W/xl-tree.sh seq $doms" ;;
+	xl-par) echo "env XL_TICKS=$W/xl-ticks sh $W/xl-tree.sh par $doms" ;;
 	async) echo "sh -c 'for d; do $FRONT destroy --async \$d || exit 1; done' sh $doms" ;;
 	tx)
 		_args=
@@ -133,12 +155,18 @@ run() {
 	$XB_TOOL xs-latency $W/lat.txt & lat_pid=$!
 	# An observation window, not a wait for a state: 3 s before.
 	sleep 1; i0=$($XB_TOOL ms); sleep 3; i1=$($XB_TOOL ms)
+	rm -f $W/xl-ticks
+	case $tool in xl-*) d0=0 ;; *) d0=$(tree_ticks $XB_DAEMON_PID) ;; esac
+	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
+	s0=$(own_ticks $store_pid) c0=$(own_ticks $lat_pid)
 	cpu0=$(busy_ticks)
 	t0=$($XB_TOOL ms)
 	eval "timeout 600 $XB_TOOL back -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
 	rc=$?
 	t1=$($XB_TOOL ms)
 	cpu1=$(busy_ticks)
+	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
+	s1=$(own_ticks $store_pid) c1=$(own_ticks $lat_pid)
 	read blocked back first_gone < $W/b.ms || fail "$tool run $run: no figures"
 	[ $rc = 0 ] && [ "$blocked" -ge 0 ] && [ "$back" -ge 0 ] && [ "$first_gone" -ge 0 ] ||
 		fail "$tool run $run: status $rc, blocked $blocked ms, back $back ms, first gone $first_gone ms"
@@ -155,21 +183,28 @@ run() {
 		done
 		[ $notdone = 0 ] || fail "$tool run $run: $notdone job(s) did not end done"
 		kill $count_pid; wait $count_pid 2>/dev/null; count_pid=
+		# Every job is done: its teardown process has been reaped.
+		own=$(( $(tree_ticks $XB_DAEMON_PID) - d0 ))
 		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/$XB_DAEMON_PID/status)
 		most=$(cat $W/most 2>/dev/null || echo 0)
 		echo "daemon-peak-rss-kib,$tool,$run,$rss" >> $CSV
 		echo "teardown-processes-most,$tool,$run,$most" >> $CSV
 		xb_daemon_stop ;;
 	esac
+	case $tool in xl-*) own=$(cat $W/xl-ticks 2>/dev/null) ;; esac
+	[ -n "$own" ] && [ -n "$s0" ] && [ -n "$s1" ] && [ -n "$c0" ] && [ -n "$c1" ] ||
+		fail "$tool run $run: no CPU figure of the teardown's own processes, xenstored or the client"
 	xb_wait_memory $base "$tool run $run: every page of the $N guests is back"
 	idle_p99=$(xb_window $W/lat.txt $i0 $i1 | xb_pct 99) && busy_p99=$(xb_window $W/lat.txt $t0 $((t0 + back)) | xb_pct 99) ||
 		fail "$tool run $run: no xenstore samples"
 	cpu_ms=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
 	printf '%s\n' "blocked-ms,$tool,$run,$blocked" "first-gone-ms,$tool,$run,$first_gone" \
 		"back-ms,$tool,$run,$back" "clean-ms,$tool,$run,$clean" "dom0-cpu-ms,$tool,$run,$cpu_ms" \
-		"xs-p99-us-idle,$tool,$run,$idle_p99" "xs-p99-us-busy,$tool,$run,$busy_p99" >> $CSV
+		"xs-p99-us-idle,$tool,$run,$idle_p99" "xs-p99-us-busy,$tool,$run,$busy_p99" \
+		"teardown-cpu-ms,$tool,$run,$(ms_of_ticks $own)" "xenstored-cpu-ms,$tool,$run,$(ms_of_ticks $((s1 - s0)))" \
+		"client-cpu-ms,$tool,$run,$(ms_of_ticks $((c1 - c0)))" >> $CSV
 	awk -v t=$tool -v r=$run 'NR == 1 { f0 = $3 } { print t, r, $1, $3 - f0 }' $W/trace >> $DAT
-	xb_note "$N x $MIB MiB ($DEV with devices) run $run $tool: blocked $blocked ms, first gone $first_gone ms, all back $back ms, clean $clean ms, dom0 CPU $cpu_ms ms; xenstore p99 $idle_p99 us before, $busy_p99 us during"
+	xb_note "$N x $MIB MiB ($DEV with devices) run $run $tool: blocked $blocked ms, first gone $first_gone ms, all back $back ms, clean $clean ms, dom0 CPU $cpu_ms ms (the teardown's own processes $(ms_of_ticks $own), xenstored $(ms_of_ticks $((s1 - s0))), the resident client $(ms_of_ticks $((c1 - c0)))); xenstore p99 $idle_p99 us before, $busy_p99 us during"
 }
 
 for run in $(seq 1 $RUNS); do
