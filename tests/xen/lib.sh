@@ -42,6 +42,10 @@ xb_free_pages() { $XB_TOOL free-pages; }
 # it; xb_pct P: the P-th percentile of the numbers on stdin (nearest rank).
 xb_window() { awk -v a=$2 -v b=$3 '$1 >= a && $1 <= b { print $2 }' $1; }
 xb_pct() { sort -n | awk -v p=$1 '{ v[NR] = $1 } END { if (!NR) exit 1; i = int((p * NR + 99) / 100); print v[i < 1 ? 1 : i] }'; }
+# xb_ticks PID / xb_tree_ticks PID: a process's CPU ticks (user and
+# system), without and with those of the children it has waited for.
+xb_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
+xb_tree_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 + $14 + $15 }'; }
 
 # _xb_create XL-CREATE-FLAGS NAME MIB [CONFIG-LINE...]: a one-vCPU PV guest
 # with the dom0 kernel; prints its domid.

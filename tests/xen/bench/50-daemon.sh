@@ -113,8 +113,7 @@ for policy in deferred sync; do
 	xb_wait_probe_clean "$end" 300 || fail "at rest: no probe read the backlog drained within 300 s"
 	pid=$XB_DAEMON_PID
 	ctx() { cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
-	ticks() { awk '{ print $14 + $15 }' /proc/$pid/stat; }
-	c0=$(ctx) k0=$(ticks); sleep 10; c1=$(ctx) k1=$(ticks)
+	c0=$(ctx) k0=$(xb_ticks $pid); sleep 10; c1=$(ctx) k1=$(xb_ticks $pid)
 	echo "idle-wakeups-per-10s,$((c1 - c0))" >> $REST
 	echo "idle-cpu-ticks-per-10s,$((k1 - k0))" >> $REST
 	strace -c -f -o /tmp/rest-strace.txt -p $pid 2>/dev/null & st=$!

@@ -59,10 +59,6 @@ XB_DAEMON_LOG=/tmp/xenreaperd-mass.log
 # busy_ticks: dom0's CPU time so far, all vCPUs, in USER_HZ ticks (user,
 # nice, system, irq, softirq; not idle, iowait or steal).
 busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
-# own_ticks PID / tree_ticks PID: a process's CPU ticks, without and with
-# those of the children it has waited for (and theirs).
-own_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
-tree_ticks() { sed 's/.*) //' /proc/$1/stat | awk '{ print $12 + $13 + $14 + $15 }'; }
 ms_of_ticks() { echo $(( $1 * 1000 / $(getconf CLK_TCK) )); }
 store_pid=$(cat /run/xenstore.pid 2>/dev/null || pidof oxenstored xenstored)
 # Where dom0's CPU went, beside the total: the teardown's own processes
@@ -161,9 +157,9 @@ run() {
 	# An observation window, not a wait for a state: 3 s before.
 	sleep 1; i0=$($XB_TOOL ms); sleep 3; i1=$($XB_TOOL ms)
 	rm -f $W/xl-ticks
-	case $tool in xl-*) d0=0 ;; *) d0=$(tree_ticks $XB_DAEMON_PID) ;; esac
+	case $tool in xl-*) d0=0 ;; *) d0=$(xb_tree_ticks $XB_DAEMON_PID) ;; esac
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
-	s0=$(own_ticks $store_pid) c0=$(own_ticks $lat_pid)
+	s0=$(xb_ticks $store_pid) c0=$(xb_ticks $lat_pid)
 	cpu0=$(busy_ticks)
 	t0=$($XB_TOOL ms)
 	eval "timeout 600 $XB_TOOL back -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
@@ -171,7 +167,7 @@ run() {
 	t1=$($XB_TOOL ms)
 	cpu1=$(busy_ticks)
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
-	s1=$(own_ticks $store_pid) c1=$(own_ticks $lat_pid)
+	s1=$(xb_ticks $store_pid) c1=$(xb_ticks $lat_pid)
 	read blocked back first_gone < $W/b.ms || fail "$tool run $run: no figures"
 	[ $rc = 0 ] && [ "$blocked" -ge 0 ] && [ "$back" -ge 0 ] && [ "$first_gone" -ge 0 ] ||
 		fail "$tool run $run: status $rc, blocked $blocked ms, back $back ms, first gone $first_gone ms"
@@ -189,7 +185,7 @@ run() {
 		[ $notdone = 0 ] || fail "$tool run $run: $notdone job(s) did not end done"
 		kill $count_pid; wait $count_pid 2>/dev/null; count_pid=
 		# Every job is done: its teardown process has been reaped.
-		own=$(( $(tree_ticks $XB_DAEMON_PID) - d0 ))
+		own=$(( $(xb_tree_ticks $XB_DAEMON_PID) - d0 ))
 		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/$XB_DAEMON_PID/status)
 		most=$(cat $W/most 2>/dev/null || echo 0)
 		echo "daemon-peak-rss-kib,$tool,$run,$rss" >> $CSV
@@ -202,7 +198,7 @@ run() {
 	xb_wait_memory $base "$tool run $run: every page of the $N guests is back"
 	idle_p99=$(xb_window $W/lat.txt $i0 $i1 | xb_pct 99) && busy_p99=$(xb_window $W/lat.txt $t0 $((t0 + back)) | xb_pct 99) ||
 		fail "$tool run $run: no xenstore samples"
-	cpu_ms=$(( (cpu1 - cpu0) * 1000 / $(getconf CLK_TCK) ))
+	cpu_ms=$(ms_of_ticks $((cpu1 - cpu0)))
 	printf '%s\n' "blocked-ms,$tool,$run,$blocked" "first-gone-ms,$tool,$run,$first_gone" \
 		"back-ms,$tool,$run,$back" "clean-ms,$tool,$run,$clean" "dom0-cpu-ms,$tool,$run,$cpu_ms" \
 		"xs-p99-us-idle,$tool,$run,$idle_p99" "xs-p99-us-busy,$tool,$run,$busy_p99" \
