@@ -11,6 +11,8 @@
 #   xl-par   every `xl destroy` at once
 #   async    `xl destroy --async` of each through the front (a shell loop)
 #   tx       one xenstore-write of every request (one transaction)
+#   tx-jN    as tx, with the policy's jobs = N instead of auto (not in the
+#            default list: for choosing auto, XB_MASS_TOOLS="... tx-j8")
 # Each XB_MASS_RUNS times (default 1), tools interleaved run by run, with
 # the daemon's default policy.  For each: how long the caller was
 # blocked, the first domain gone, all memory back, the scrub backlog
@@ -25,7 +27,7 @@
 # Figures go to the host: xen-mass.csv (measure,tool,run,value) and
 # xen-mass.dat ("tool run ms pages_back", the free pages gained over time,
 # every 20 ms, for the plot).  A failed run fails the scenario and sends
-# none.
+# none.  XB_MASS_REQUESTS=no skips the requests per job.
 . $XB_LIB
 xb_clients
 N=${XB_MASS_GUESTS:-48}
@@ -76,6 +78,41 @@ for x in $p; do wait $x || r=1; done
 sed 's/.*) //' /proc/$$/stat | awk '{ print $14 + $15 }' > "$XL_TICKS"
 exit $r
 EOS
+# daemon_ticks: xenreaperd's CPU ticks with its teardown processes', those
+# it has reaped and those still alive (a helper stays, idle, for the next).
+daemon_ticks() {
+	_dt=$(xb_tree_ticks $XB_DAEMON_PID)
+	for _c in $(cat /proc/$XB_DAEMON_PID/task/$XB_DAEMON_PID/children); do
+		_ct=$(xb_tree_ticks $_c 2>/dev/null)
+		_dt=$((_dt + ${_ct:-0}))
+	done
+	echo $_dt
+}
+# cpu_snapshot FILE: every process as "pid name own-ticks children-ticks"
+# (children: those it has waited for), digits in names folded (kworker/N:N).
+cpu_snapshot() {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk '{
+		r = $0; sub(/.*\) /, "", r); split(r, f, " ")
+		c = substr($0, index($0, "(") + 1); c = substr(c, 1, length(c) - length(r) - 2)
+		gsub(/[0-9]+/, "N", c); gsub(/ /, "_", c)
+		print $1, c, f[12] + f[13], f[14] + f[15] }' > $1
+}
+# cpu_where BEFORE AFTER: the names that used most CPU between two
+# snapshots, "name=ms ...": a process's own ticks and those of the
+# children it waited for meanwhile, so a short-lived child counts once,
+# with its parent (a teardown process with xenreaperd, a udev worker with
+# systemd-udevd).
+cpu_where() {
+	awk -v hz=$(getconf CLK_TCK) 'NR == FNR { own[$1] = $3; kids[$1] = $4; next }
+		{ t[$2] += $3 - own[$1] + $4 - kids[$1] }
+		END { for (c in t) if (t[c] > 0) printf "%d %s\n", t[c] * 1000 / hz, c }' $1 $2 |
+		sort -rn | head -n 12 | awk '{ printf "%s%s=%d", (NR > 1 ? " " : ""), $2, $1 }'
+}
+# stat_split BEFORE AFTER: /proc/stat's cpu line, field by field, in ms.
+stat_split() {
+	echo "$1 $2" | awk -v hz=$(getconf CLK_TCK) '{ n = split("user nice system idle iowait irq softirq steal", k, " ")
+		for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), k[i], ($(i + 12) - $(i + 1)) * 1000 / hz }'
+}
 # unscrubbed: the pages key H reports dirty (Debian's Xen has no other figure).
 unscrubbed() { $XB_TOOL physinfo -H | tr ' ' '\n' | sed -n 's/^h_unscrubbed=//p'; }
 # wait_clean MS: until key H reports nothing to scrub; prints the ms it took.
@@ -123,7 +160,7 @@ teardown_cmd() {
 	xl-seq) echo "env XL_TICKS=$W/xl-ticks sh $W/xl-tree.sh seq $doms" ;;
 	xl-par) echo "env XL_TICKS=$W/xl-ticks sh $W/xl-tree.sh par $doms" ;;
 	async) echo "sh -c 'for d; do $FRONT destroy --async \$d || exit 1; done' sh $doms" ;;
-	tx)
+	tx|tx-j*)
 		_args=
 		for _d in $doms; do _args="$_args $XB_ROOT/request/$_d $($XB_TOOL uuid $_d)"; done
 		echo "xenstore-write $_args" ;;
@@ -141,7 +178,11 @@ run() {
 	gone=$(echo $doms | tr ' ' ',')
 	set -- $doms; first=$1
 	case $tool in xl-*) ;; *)
-		xb_daemon_start_fresh || fail "xenreaperd starts"
+		case $tool in
+		tx-j*) printf '[daemon]\njobs = %s\n' ${tool#tx-j} > $W/jobs.conf
+			xb_daemon_start_fresh -c $W/jobs.conf || fail "xenreaperd starts with jobs = ${tool#tx-j}" ;;
+		*) xb_daemon_start_fresh || fail "xenreaperd starts" ;;
+		esac
 		xb_daemon_ready || fail "xenreaperd's teardown process gets ready"
 		# The most teardown processes at once, until stopped, counted with
 		# shell builtins: a pgrep five times a second is dom0 CPU charged
@@ -157,15 +198,17 @@ run() {
 	# An observation window, not a wait for a state: 3 s before.
 	sleep 1; i0=$($XB_TOOL ms); sleep 3; i1=$($XB_TOOL ms)
 	rm -f $W/xl-ticks
-	case $tool in xl-*) d0=0 ;; *) d0=$(xb_tree_ticks $XB_DAEMON_PID) ;; esac
+	case $tool in xl-*) d0=0 ;; *) d0=$(daemon_ticks) ;; esac
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
 	s0=$(xb_ticks $store_pid) c0=$(xb_ticks $lat_pid)
+	cpu_snapshot $W/procs0; stat0=$(head -n 1 /proc/stat)
 	cpu0=$(busy_ticks)
 	t0=$($XB_TOOL ms)
-	eval "timeout 600 $XB_TOOL back -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
+	eval "timeout 600 $XB_TOOL back -i 20 -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
 	rc=$?
 	t1=$($XB_TOOL ms)
 	cpu1=$(busy_ticks)
+	stat1=$(head -n 1 /proc/stat); cpu_snapshot $W/procs1
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
 	s1=$(xb_ticks $store_pid) c1=$(xb_ticks $lat_pid)
 	read blocked back first_gone < $W/b.ms || fail "$tool run $run: no figures"
@@ -184,8 +227,7 @@ run() {
 		done
 		[ $notdone = 0 ] || fail "$tool run $run: $notdone job(s) did not end done"
 		kill $count_pid; wait $count_pid 2>/dev/null; count_pid=
-		# Every job is done: its teardown process has been reaped.
-		own=$(( $(xb_tree_ticks $XB_DAEMON_PID) - d0 ))
+		own=$(( $(daemon_ticks) - d0 ))
 		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/$XB_DAEMON_PID/status)
 		most=$(cat $W/most 2>/dev/null || echo 0)
 		echo "daemon-peak-rss-kib,$tool,$run,$rss" >> $CSV
@@ -206,6 +248,8 @@ run() {
 		"client-cpu-ms,$tool,$run,$(ms_of_ticks $((c1 - c0)))" >> $CSV
 	awk -v t=$tool -v r=$run 'NR == 1 { f0 = $3 } { print t, r, $1, $3 - f0 }' $W/trace >> $DAT
 	xb_note "$N x $MIB MiB ($DEV with devices) run $run $tool: blocked $blocked ms, first gone $first_gone ms, all back $back ms, clean $clean ms, dom0 CPU $cpu_ms ms (the teardown's own processes $(ms_of_ticks $own), xenstored $(ms_of_ticks $((s1 - s0))), the resident client $(ms_of_ticks $((c1 - c0)))); xenstore p99 $idle_p99 us before, $busy_p99 us during"
+	xb_note "$tool run $run, dom0's CPU by kind (ms): $(stat_split "$stat0" "$stat1")"
+	xb_note "$tool run $run, dom0's CPU by process name (ms): $(cpu_where $W/procs0 $W/procs1)"
 }
 
 for run in $(seq 1 $RUNS); do
@@ -218,6 +262,7 @@ done
 # alone (the teardown processes' requests are libxl's, xl makes them too).
 # A request is a write of its 16-byte header, then one of its payload.
 for n in 1 $N; do
+	[ "${XB_MASS_REQUESTS:-yes}" = no ] && break
 	N_SAVED=$N; N=$n
 	guests req $n
 	N=$N_SAVED
