@@ -142,7 +142,7 @@ mass_shape() {
 }
 mass_table() {
 	for m in blocked-ms first-gone-ms back-ms clean-ms dom0-cpu-ms teardown-cpu-ms xenstored-cpu-ms client-cpu-ms \
-		xs-p99-us-idle xs-p99-us-busy daemon-peak-rss-kib teardown-processes-most; do
+		xs-p99-us-idle xs-p99-us-busy daemon-peak-rss-kib teardowns-at-once-most; do
 		case $m in
 		blocked-ms) label="caller blocked, ms" ;;
 		first-gone-ms) label="first domain gone, ms" ;;
@@ -155,7 +155,7 @@ mass_table() {
 		xs-p99-us-idle) label="xenstore p99 before, µs" ;;
 		xs-p99-us-busy) label="xenstore p99 during, µs" ;;
 		daemon-peak-rss-kib) label="daemon's peak RSS, KiB" ;;
-		teardown-processes-most) label="teardown processes at once, most" ;;
+		teardowns-at-once-most) label="teardowns at once, most (from its jobs' started and finished)" ;;
 		esac
 		row="| $label"
 		for t in xl-seq xl-par async tx; do
