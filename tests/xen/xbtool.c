@@ -54,6 +54,10 @@
  *                                  "held" to FILE and keep it mapped until
  *                                  SIGTERM: the domain cannot go away
  *   xbtool ms                      wall-clock milliseconds
+ *   xbtool acct FILE | acct off    the kernel's process accounting to
+ *                                  FILE (emptied), or off
+ *   xbtool acct-sum FILE           the CPU of the processes that exited
+ *                                  while it was on, by name: "name=ms ..."
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
  *                                  exit with CMD's status
@@ -130,6 +134,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/acct.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1304,6 +1309,65 @@ out:
 	return rc;
 }
 
+/* acct's times are comp_t: 13 bits of mantissa, 3 of base-8 exponent. */
+static unsigned long acct_ticks(comp_t c)
+{
+	return (unsigned long)(c & 0x1fff) << (3 * (c >> 13));
+}
+
+/* `acct-sum FILE`: the CPU of the processes whose exits the kernel's
+ * accounting wrote to FILE, by name (digits folded, as 80-mass's
+ * cpu_where folds them), "name=ms ...", most first, at most 12.  What a
+ * teardown's short-lived processes cost (hotplug scripts and their
+ * commands, xl, libxl's destroy children), which no live process's
+ * counters keep once they are gone. */
+static int acct_sum(const char *file)
+{
+	static struct { char name[sizeof(((struct acct_v3 *)0)->ac_comm) + 1]; unsigned long ticks; } tab[512];
+	unsigned n = 0, i, best, shown;
+	struct acct_v3 rec;
+	char name[sizeof(tab[0].name)];
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		perror(file);
+		return 2;
+	}
+	while (fread(&rec, sizeof(rec), 1, f) == 1) {
+		unsigned o = 0;
+
+		for (i = 0; i < sizeof(rec.ac_comm) && rec.ac_comm[i]; i++) {
+			if (rec.ac_comm[i] >= '0' && rec.ac_comm[i] <= '9') {
+				if (!o || name[o - 1] != 'N')
+					name[o++] = 'N';
+			} else {
+				name[o++] = rec.ac_comm[i] == ' ' ? '_' : rec.ac_comm[i];
+			}
+		}
+		name[o] = '\0';
+		for (i = 0; i < n && strcmp(tab[i].name, name); i++)
+			;
+		if (i == n) {
+			if (n == sizeof(tab) / sizeof(*tab))
+				continue;
+			strcpy(tab[n++].name, name);
+		}
+		tab[i].ticks += acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
+	}
+	fclose(f);
+	for (shown = 0; shown < 12; shown++) {
+		for (best = n, i = 0; i < n; i++)
+			if (tab[i].ticks && (best == n || tab[i].ticks > tab[best].ticks))
+				best = i;
+		if (best == n)
+			break;
+		printf("%s%s=%lu", shown ? " " : "", tab[best].name, tab[best].ticks * 1000 / AHZ);
+		tab[best].ticks = 0;
+	}
+	putchar('\n');
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: xbtool free-pages | physinfo [-H] | pages D | uuid D | info D | "
@@ -1313,7 +1377,8 @@ static int usage(void)
 		"       probe-cost N | spawn-cost N | scrub-compare [-H] ROOT FILE MS |\n"
 		"       floor-destroy [-t TRACE:D] FILE PAGES D |\n"
 		"       hold-page D FILE | list | wait-node PATH VALUE MS | stamp | random N |\n"
-		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES)\n");
+		"       kill-when [-r FILE] PID SIG DELAY LIMIT (node PATH VALUE | below D PAGES) |\n"
+		"       acct FILE | acct off | acct-sum FILE\n");
 	return 2;
 }
 
@@ -1329,6 +1394,25 @@ int main(int argc, char **argv)
 		return usage();
 	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
 		return time_command(argv[1][0] == 'b', argv + 2);
+	if (!strcmp(argv[1], "acct") && argc == 3) {
+		/* Emptied first: the kernel appends. */
+		if (strcmp(argv[2], "off")) {
+			FILE *f = fopen(argv[2], "w");
+
+			if (!f) {
+				perror(argv[2]);
+				return 2;
+			}
+			fclose(f);
+		}
+		if (acct(strcmp(argv[2], "off") ? argv[2] : NULL)) {
+			perror("xbtool: acct");
+			return 2;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "acct-sum") && argc == 3)
+		return acct_sum(argv[2]);
 	if (!strcmp(argv[1], "floor-destroy"))
 		return floor_destroy(argv + 2);
 	if (!strcmp(argv[1], "sample-job") && argc == 5)

@@ -205,12 +205,17 @@ run() {
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
 	s0=$(xb_ticks $store_pid) c0=$(xb_ticks $lat_pid)
 	cpu_snapshot $W/procs0; stat0=$(head -n 1 /proc/stat)
+	# The processes that come and go (hotplug scripts and their commands,
+	# each xl, libxl's destroy children) leave nothing in /proc: the
+	# kernel's accounting keeps what each used as it exits.
+	acct=yes; $XB_TOOL acct $W/pacct || acct=no
 	cpu0=$(busy_ticks)
 	t0=$($XB_TOOL ms)
 	eval "timeout 600 $XB_TOOL back -i 20 -t $W/trace:$first -g $gone $W/b.ms $target $(teardown_cmd $tool)"
 	rc=$?
 	t1=$($XB_TOOL ms)
 	cpu1=$(busy_ticks)
+	[ $acct = yes ] && $XB_TOOL acct off
 	stat1=$(head -n 1 /proc/stat); cpu_snapshot $W/procs1
 	[ -r /proc/$lat_pid/stat ] || fail "$tool run $run: the resident client ended early"
 	s1=$(xb_ticks $store_pid) c1=$(xb_ticks $lat_pid)
@@ -252,6 +257,11 @@ run() {
 	xb_note "$N x $MIB MiB ($DEV with devices) run $run $tool: blocked $blocked ms, first gone $first_gone ms, all back $back ms, clean $clean ms, dom0 CPU $cpu_ms ms (the teardown's own processes $(ms_of_ticks $own), xenstored $(ms_of_ticks $((s1 - s0))), the resident client $(ms_of_ticks $((c1 - c0)))); xenstore p99 $idle_p99 us before, $busy_p99 us during"
 	xb_note "$tool run $run, dom0's CPU by kind (ms): $(stat_split "$stat0" "$stat1")"
 	xb_note "$tool run $run, dom0's CPU by process name (ms): $(cpu_where $W/procs0 $W/procs1)"
+	if [ $acct = yes ]; then
+		xb_note "$tool run $run, of it the processes that exited, by name (ms): $($XB_TOOL acct-sum $W/pacct)"
+	else
+		xb_note "$tool run $run: no process accounting in this kernel (acct(2)): no split of the processes that exited"
+	fi
 }
 
 for run in $(seq 1 $RUNS); do
