@@ -57,7 +57,7 @@
  *   xbtool acct FILE | acct off    the kernel's process accounting to
  *                                  FILE (emptied), or off
  *   xbtool acct-sum FILE           the CPU of the processes that exited
- *                                  while it was on, by name: "name=ms ..."
+ *                                  while it was on: "all=MS NAME=MS ..."
  *   xbtool time FILE CMD [ARG...]  run CMD; write how long it blocked its
  *                                  caller (ms, fork to exit) into FILE;
  *                                  exit with CMD's status
@@ -1317,7 +1317,7 @@ static unsigned long acct_ticks(comp_t c)
 
 /* `acct-sum FILE`: the CPU of the processes whose exits the kernel's
  * accounting wrote to FILE, by name (digits folded, as 80-mass's
- * cpu_where folds them), "name=ms ...", most first, at most 12.  What a
+ * cpu_where folds them), "all=ms name=ms ...", most first, at most 12.  What a
  * teardown's short-lived processes cost (hotplug scripts and their
  * commands, xl, libxl's destroy children), which no live process's
  * counters keep once they are gone. */
@@ -1325,6 +1325,7 @@ static int acct_sum(const char *file)
 {
 	static struct { char name[sizeof(((struct acct_v3 *)0)->ac_comm) + 1]; unsigned long ticks; } tab[512];
 	unsigned n = 0, i, best, shown;
+	unsigned long all = 0;
 	struct acct_v3 rec;
 	char name[sizeof(tab[0].name)];
 	FILE *f = fopen(file, "r");
@@ -1353,15 +1354,17 @@ static int acct_sum(const char *file)
 			strcpy(tab[n++].name, name);
 		}
 		tab[i].ticks += acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
+		all += acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
 	}
 	fclose(f);
+	printf("all=%lu", all * 1000 / AHZ);
 	for (shown = 0; shown < 12; shown++) {
 		for (best = n, i = 0; i < n; i++)
 			if (tab[i].ticks && (best == n || tab[i].ticks > tab[best].ticks))
 				best = i;
 		if (best == n)
 			break;
-		printf("%s%s=%lu", shown ? " " : "", tab[best].name, tab[best].ticks * 1000 / AHZ);
+		printf(" %s=%lu", tab[best].name, tab[best].ticks * 1000 / AHZ);
 		tab[best].ticks = 0;
 	}
 	putchar('\n');
