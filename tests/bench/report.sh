@@ -165,6 +165,18 @@ mass_table() {
 		echo "$row |"
 	done
 }
+# mass_exited: what the processes that exited during each run used, by
+# name (the kernel's process accounting), when the boot had it.
+mass_exited() {
+	grep -q '^exited-cpu-by-name,' "$out/xen-mass.csv" || return 0
+	echo
+	echo "Of dom0's CPU, the processes that exited during each run (hotplug"
+	echo "scripts and the commands they run, each \`xl\`, libxl's destroy"
+	echo "children), by name, in ms (the kernel's process accounting; \`all\` is"
+	echo "every exited process's):"
+	echo
+	awk -F, '$1 == "exited-cpu-by-name" { printf "- %s, run %s: %s\n", $2, $3, $4 }' "$out/xen-mass.csv"
+}
 mass_goals() {
 	par=$(mass_med back-ms xl-par) tx=$(mass_med back-ms tx) as=$(mass_med back-ms async)
 	p_xl=$(mass_med xs-p99-us-busy xl-par) p_tx=$(mass_med xs-p99-us-busy tx)
@@ -755,6 +767,7 @@ that time.  Median (min–max) of the runs.
 |---|---|---|---|---|
 EOF
 mass_table
+mass_exited
 cat <<EOF
 
 $(mass_goals)

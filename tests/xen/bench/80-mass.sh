@@ -258,7 +258,9 @@ run() {
 	xb_note "$tool run $run, dom0's CPU by kind (ms): $(stat_split "$stat0" "$stat1")"
 	xb_note "$tool run $run, dom0's CPU by process name (ms): $(cpu_where $W/procs0 $W/procs1)"
 	if [ $acct = yes ]; then
-		xb_note "$tool run $run, of it the processes that exited, by name (ms): $($XB_TOOL acct-sum $W/pacct)"
+		exited=$($XB_TOOL acct-sum $W/pacct)
+		xb_note "$tool run $run, of it the processes that exited, by name (ms): $exited"
+		echo "exited-cpu-by-name,$tool,$run,$exited" >> $CSV
 	else
 		xb_note "$tool run $run: no process accounting in this kernel (acct(2)): no split of the processes that exited"
 	fi
