@@ -18,12 +18,17 @@
 # blocked, the first domain gone, all memory back, the scrub backlog
 # drained (time to clean: key H, as the daemon reads it on Debian's Xen),
 # dom0's CPU until all memory was back (/proc/stat; of it, the teardown's
-# own processes', xenstored's and the resident client's), and the xenstore p99
+# own processes', xenstored's and the resident client's; in the log, by
+# kind and by process name, and the exited processes' by name from the
+# kernel's accounting, which also goes to the CSV), and the xenstore p99
 # of a resident client during it (xbtool xs-latency) against the 3 s
 # before.  For the daemon also: its peak RSS, the most teardowns at once
-# (its jobs' started and finished), and that every job ended done.  Then, once each for
-# one guest and for the whole batch (tx, under strace, so not timed): the
-# daemon's own xenstore requests per job.
+# (its jobs' started and finished), and that every job ended done.  Then,
+# once each for one guest and for the whole batch (tx, under strace, so
+# not timed): the daemon's own xenstore requests per job.  What runs
+# beside the teardowns is kept to the sampler (xbtool back, every 20 ms)
+# and the resident client: dom0 is CPU-bound here, and anything else the
+# bench runs is taken from the teardowns.
 # Figures go to the host: xen-mass.csv (measure,tool,run,value) and
 # xen-mass.dat ("tool run ms pages_back", the free pages gained over time,
 # every 20 ms, for the plot).  A failed run fails the scenario and sends
