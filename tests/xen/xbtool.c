@@ -1335,6 +1335,7 @@ static int acct_sum(const char *file)
 		return 2;
 	}
 	while (fread(&rec, sizeof(rec), 1, f) == 1) {
+		unsigned long ticks = acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
 		unsigned o = 0;
 
 		for (i = 0; i < sizeof(rec.ac_comm) && rec.ac_comm[i]; i++) {
@@ -1353,8 +1354,8 @@ static int acct_sum(const char *file)
 				continue;
 			strcpy(tab[n++].name, name);
 		}
-		tab[i].ticks += acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
-		all += acct_ticks(rec.ac_utime) + acct_ticks(rec.ac_stime);
+		tab[i].ticks += ticks;
+		all += ticks;
 	}
 	fclose(f);
 	printf("all=%lu", all * 1000 / AHZ);
@@ -1398,17 +1399,19 @@ int main(int argc, char **argv)
 	if ((!strcmp(argv[1], "time") && argc >= 4) || (!strcmp(argv[1], "back") && argc >= 5))
 		return time_command(argv[1][0] == 'b', argv + 2);
 	if (!strcmp(argv[1], "acct") && argc == 3) {
+		const char *acct_file = strcmp(argv[2], "off") ? argv[2] : NULL;
+
 		/* Emptied first: the kernel appends. */
-		if (strcmp(argv[2], "off")) {
-			FILE *f = fopen(argv[2], "w");
+		if (acct_file) {
+			FILE *f = fopen(acct_file, "w");
 
 			if (!f) {
-				perror(argv[2]);
+				perror(acct_file);
 				return 2;
 			}
 			fclose(f);
 		}
-		if (acct(strcmp(argv[2], "off") ? argv[2] : NULL)) {
+		if (acct(acct_file)) {
 			perror("xbtool: acct");
 			return 2;
 		}

@@ -200,7 +200,9 @@ run() {
 		*) xb_daemon_start_fresh || fail "xenreaperd starts" ;;
 		esac
 		xb_daemon_ready || fail "xenreaperd's teardown process gets ready"
-		;;
+		# daemon_ticks reads them there; without it, it would count none.
+		[ -r /proc/$XB_DAEMON_PID/task/$XB_DAEMON_PID/children ] ||
+			fail "no /proc/PID/task/PID/children (CONFIG_PROC_CHILDREN): the live teardown processes cannot be counted" ;;
 	esac
 	$XB_TOOL xs-latency $W/lat.txt & lat_pid=$!
 	# An observation window, not a wait for a state: 3 s before.
