@@ -2,7 +2,7 @@
 # The libFuzzer targets of tests/fuzz, built in the ASan+UBSan sub-build
 # (tests/sanitize/lib.sh).  For each: every seed and every regression
 # input (tests/fuzz/regressions/TARGET, inputs that once failed) is run
-# once, then it fuzzes for FUZZ_SECONDS (default 20; 0: replay only).  Any
+# once, then it fuzzes for FUZZ_SECONDS (default 10; 0: replay only).  Any
 # crash, sanitizer report, leak, timeout or broken invariant fails it; the
 # input is left in tests/fuzz/work/TARGET/ with the line that reproduces it.
 # FUZZ_TARGETS picks targets (default: all); FUZZ_JOBS how many fuzz at
@@ -12,7 +12,7 @@
 # TAP on stdout.
 . "${srcdir:-.}/tests/sanitize/lib.sh"
 
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-10}
 targets=${FUZZ_TARGETS:-fuzz-config fuzz-heapdump fuzz-layout fuzz-intake fuzz-resume fuzz-xl-front fuzz-cli}
 fuzz_jobs=${FUZZ_JOBS:-$jobs}
 case $seconds in *[!0-9]*|'') echo "Bail out! FUZZ_SECONDS=$seconds: expected whole seconds"; exit 1 ;; esac
