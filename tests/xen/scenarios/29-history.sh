@@ -1,11 +1,15 @@
 # A start with the history full (issue 21, defect 11): 512 done jobs kept
 # under job/ (the retention cap), as earlier runs leave them, and one guest
 # to tear down.  The daemon must reach `running` without reading the
-# history first, take a request at once, read the history after (each
-# record made dom0-only), and keep the cap.  The time to `running` is noted
-# beside a start with no history in the same boot; figures, not bounds
-# (make bench is where speed is judged).  The guest has no devices: the
-# point is xenstore's history, not the teardown.
+# history first, take a request at once, and read the history after, the
+# newest record first, each made dom0-only.  That the cap holds once the
+# whole history is read is test-review2's: here the read of all 512 took
+# 54 s of the boot.  The records are removed at the end, or each daemon
+# the later scenarios of the boot start would read them all again beside
+# what those scenarios measure.  The time to `running` is noted beside a
+# start with no history in the same boot; figures, not bounds (make bench
+# is where speed is judged).  The guest has no devices: the point is
+# xenstore's history, not the teardown.
 . $XB_LIB
 printf '[daemon]\nretention = 2h\n' > /tmp/history.conf
 t0=$(xb_ms)
@@ -41,16 +45,20 @@ xb_request $d
 xb_wait_final $d 120
 t_req=$(($(xb_ms) - t0))
 xb_is "$(xb_state $d)" done "a request made at once is done"
-# The history is read when the oldest record goes for the cap (513 > 512).
-# About 36 xenstore round trips a record, 18,000 in all, at 1 to 15 ms
-# each under emulation (the last on a loaded host): the guard is long.
-xb_check "the history is read: the cap drops the oldest record" \
-	xb_wait_log "domain 20000: done record dropped early" 900
+# The history is read after the start, two records a loop turn, from the
+# end of job/'s listing: xenstored lists children in the order they were
+# made, so the newest planted record, the one opened to domain 5, comes
+# first.  About 36 xenstore round trips a record, at 1 to 15 ms each under
+# emulation (the last on a loaded host): the guard is long.
+private() { xenstore-ls -p $last > /tmp/history.perms 2>/dev/null && [ -s /tmp/history.perms ] &&
+	! grep -qv 'n0)' /tmp/history.perms; }
+end=$(($(date +%s) + 120))
+until private || [ $(date +%s) -ge $end ]; do sleep 0.2; done
 t_hist=$(($(xb_ms) - t0))
-xb_is "$(xenstore-list $XB_ROOT/job | wc -l)" $n "  and $n records are kept"
-xb_check "  the opened one is still there" xb_read $last/state
-xb_is "$(xenstore-ls -p $last | grep -vc 'n0)')" 0 "  and dom0-only once read (xenstore-ls -p)"
-xb_note "no history: running after $t_empty ms; with $n done jobs kept: running after $t_run ms, the request done after $t_req ms, the history read after $t_hist ms"
+xb_check "the history is read after the start: the newest record, opened to domain 5, is dom0-only again (xenstore-ls -p)" private
+xb_check "  and still there" xb_read $last/state
+xb_note "no history: running after $t_empty ms; with $n done jobs kept: running after $t_run ms, the request done after $t_req ms, the newest record read after $t_hist ms"
 xb_daemon_stop
+xenstore-rm $XB_ROOT/job
 [ $XB_FAILED -eq 0 ] || xb_daemon_log 30
 xb_done
