@@ -25,7 +25,9 @@ b=${abs_top_builddir:-$(pwd)}
 # rounds run on 4.17 (`xenbench --xen 4.20 parallel` runs it here).
 # XB_PACKAGE_CASES=release: the cases that depend on the release, not the
 # maintainer scripts' own logic (the Debian 12 boot runs the upgrade too).
+# Scenarios named as arguments run instead (make check-420-package: package).
+[ $# -gt 0 ] || set -- faults daemon zombie orphan policy client handoff package
 exec "$(dirname "$0")/xenbench" --systemd --xen 4.20 --smp 3 --timeout 2400 --boot-timeout 400 \
 	--debs "$b/tests/xen/debs-4.20" --env XB_FAULT_ROUNDS=5 --env XB_PACKAGE_CASES=release \
 	--log "$b/tests/xen/xenbench-4.20.log" \
-	--builddir "$b" faults daemon zombie orphan policy client handoff package
+	--builddir "$b" "$@"
