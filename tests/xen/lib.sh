@@ -207,16 +207,20 @@ xb_lock_holders() {
 		printf '%s:%s ' $_xb_p "$(cat /proc/$_xb_p/comm 2>/dev/null)"
 	done
 }
-# xb_wait_log PATTERN SECONDS [FILE]: until the daemon's log (or FILE) has
-# a line matching the extended regex PATTERN: what it decided, when the
-# decision leaves no node to watch (a domain it does not adopt).
-xb_wait_log() {
-	_xb_end=$(($(date +%s) + $2))
-	until grep -qE "$1" "${3:-$XB_DAEMON_LOG}" 2>/dev/null; do
+# xb_until SECONDS COMMAND [ARGS]: until COMMAND succeeds, polled every
+# 0.1 s, for what no xenstore watch reports (xb_wait_node is for nodes);
+# fails once SECONDS have passed.
+xb_until() {
+	_xb_end=$(($(date +%s) + $1)); shift
+	until "$@"; do
 		[ $(date +%s) -ge $_xb_end ] && return 1
 		sleep 0.1
 	done
 }
+# xb_wait_log PATTERN SECONDS [FILE]: until the daemon's log (or FILE) has
+# a line matching the extended regex PATTERN: what it decided, when the
+# decision leaves no node to watch (a domain it does not adopt).
+xb_wait_log() { xb_until $2 grep -qE "$1" "${3:-$XB_DAEMON_LOG}" 2>/dev/null; }
 # xb_wait_probe_clean FINISHED SECONDS: until a scrub probe made at or
 # after FINISHED (a job's finished time) has read no backlog, then 1.1 s
 # past that probe, for the metrics write a probe may hold back
@@ -229,11 +233,7 @@ xb_probed_clean() {
 		'BEGIN { exit !(f != "" && p + 0 >= f + 0 && n == "0") }'
 }
 xb_wait_probe_clean() {
-	_xb_end=$(($(date +%s) + $2))
-	until xb_probed_clean "$1"; do
-		[ $(date +%s) -ge $_xb_end ] && return 1
-		sleep 0.1
-	done
+	xb_until $2 xb_probed_clean "$1" || return 1
 	until awk -v p="$(xb_read $XB_ROOT/scrub/probed)" -v now="$(date +%s.%N)" \
 		'BEGIN { exit !(now >= p + 1.1) }'; do sleep 0.1; done
 }
@@ -301,11 +301,7 @@ xb_syslog() {
 	busybox syslogd -n -O /tmp/syslog.log &
 	# A guard for a syslogd that never binds, not a measure: it takes
 	# under a second.
-	_xb_end=$(($(date +%s) + 30))
-	until [ -S /dev/log ]; do
-		[ $(date +%s) -ge $_xb_end ] && return 1
-		sleep 0.1
-	done
+	xb_until 30 test -S /dev/log
 }
 # xb_fast_hotplug DIR: DIR/block-fast and DIR/vif-fast, hotplug scripts
 # (script= in a guest's disk and vif) whose add (online) writes in a

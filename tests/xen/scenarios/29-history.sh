@@ -52,10 +52,9 @@ xb_is "$(xb_state $d)" done "a request made at once is done"
 # emulation (the last on a loaded host): the guard is long.
 private() { xenstore-ls -p $last > /tmp/history.perms 2>/dev/null && [ -s /tmp/history.perms ] &&
 	! grep -qv 'n0)' /tmp/history.perms; }
-end=$(($(date +%s) + 120))
-until private || [ $(date +%s) -ge $end ]; do sleep 0.2; done
+xb_check "the history is read after the start: the newest record, opened to domain 5, is dom0-only again (xenstore-ls -p)" \
+	xb_until 120 private
 t_hist=$(($(xb_ms) - t0))
-xb_check "the history is read after the start: the newest record, opened to domain 5, is dom0-only again (xenstore-ls -p)" private
 xb_check "  and still there" xb_read $last/state
 xb_note "no history: running after $t_empty ms; with $n done jobs kept: running after $t_run ms, the request done after $t_req ms, the newest record read after $t_hist ms"
 xb_daemon_stop

@@ -36,8 +36,7 @@ lock_domain() {
 	holder=$!
 	# flock(1) takes the lock before it forks sleep: held once sleep runs
 	# (30 s: a hang guard for an exec over 9p on a loaded host).
-	_end=$(($(date +%s) + 30))
-	until pgrep -P $holder > /dev/null || [ $(date +%s) -ge $_end ]; do sleep 0.1; done
+	xb_until 30 pgrep -P $holder > /dev/null
 }
 unlock_domain() { kill $(pgrep -P $holder) $holder 2>/dev/null; wait $holder 2>/dev/null; }
 # held_by_matches D PATTERN SECONDS: until job D's held-by matches the
